@@ -1,0 +1,25 @@
+"""reftrace: a pure-Python, torch-free reference implementation of torch.jit.trace (PyTorch 2.13).
+
+``import reftrace as torch`` runs the programs reftrace covers: tensors over NumPy (cpu) or CuPy
+(cuda), the op table of ATen schemas, and ``reftrace.jit.trace``.
+"""
+from . import _dtype
+from ._dtype import ALIASES as _ALIASES
+from ._dtype import (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64,
+                     complex128, dtype, get_default_dtype, set_default_dtype)
+from ._promotion import promote_types, can_cast
+from ._device import (device, strided, contiguous_format, preserve_format, channels_last,
+                      channels_last_3d)
+from ._tensor import Tensor, Size
+from . import ops
+from ._creation import *  # noqa: F401,F403  tensor, as_tensor, from_numpy
+from . import _operators
+from ._install import install as _install_ops
+
+__version__ = "0.1.0"
+
+# torch.float is torch.float32, torch.long is torch.int64, ...
+globals().update(_ALIASES)
+
+_operators.install()
+_install_ops(globals())

@@ -1,0 +1,413 @@
+"""Tensor: an array + dtype + device + requires_grad (+ the wrapped-number flag).
+
+The class is deliberately thin: every computing method goes through the op table (methods are
+installed from it by ``reftrace/__init__.py``); what lives here is metadata (sizes, strides,
+storage), Python protocols and the operator dunders, each mapped to the ATen op torch's own
+binding calls.
+
+Strides are torch's element strides, stored explicitly (``_stride`` is None for a tensor laid out
+contiguously): NumPy picks its own strides for size-1 dimensions, torch's rules decide what a
+traced graph prints. The NumPy array is only the accessor for the data; views share it with
+their base, so an in-place op through a view is visible in the base, as in torch.
+"""
+import builtins
+import functools
+
+import numpy as np
+
+from . import _dtype as D
+from ._device import CPU, device as _device_cls
+from ._dispatch import STATE
+from reftrace_backends import get_backend
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints (of 0-dim Long tensors while tracing)."""
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(repr(s) if type(s) is int else str(s) for s in self)}])"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+
+@functools.lru_cache(maxsize=4096)
+def contiguous_strides(shape):
+    """torch's contiguous strides: each stride is the product of the later sizes (0s count as 1)."""
+    strides, acc = [0] * len(shape), 1
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i] = acc
+        acc *= max(shape[i], 1)
+    return tuple(strides)
+
+
+def xp_of(t):
+    """The array namespace (numpy or cupy) a tensor's data lives in."""
+    return np if t.device.type == "cpu" else get_backend(t.device.type).xp
+
+
+class Tensor:
+    __slots__ = ("_array", "dtype", "device", "requires_grad", "_stride", "_base", "_wrapped",
+                 "_tv", "grad", "_version", "__weakref__", "__dict__")
+
+    # -- construction -----------------------------------------------------------------------
+    def __new__(cls, *args, **kwargs):
+        # torch.Tensor(2, 3) / torch.Tensor([1, 2]): the legacy constructor, default dtype
+        self = object.__new__(cls)
+        if len(args) == 1 and not isinstance(args[0], int):
+            arr = np.array(args[0], dtype=D.get_default_dtype().np)
+        else:
+            arr = np.empty(tuple(args), dtype=D.get_default_dtype().np)
+        _init(self, arr, D.get_default_dtype(), CPU)
+        return self
+
+    # -- metadata ---------------------------------------------------------------------------
+    @property
+    def shape(self):
+        tracer = STATE.tracer
+        if tracer is not None:
+            return tracer.traced_sizes(self)
+        return Size(self._array.shape)
+
+    def size(self, dim=None):
+        tracer = STATE.tracer
+        if dim is None:
+            return self.shape
+        if tracer is not None:
+            return tracer.traced_size(self, dim)
+        return self._array.shape[_wrap_dim(dim, self._array.ndim)]
+
+    def dim(self):
+        return self._array.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._array.ndim
+
+    def numel(self):
+        tracer = STATE.tracer
+        if tracer is not None:
+            return tracer.traced_numel(self)
+        return int(self._array.size)
+
+    nelement = numel
+
+    def stride(self, dim=None):
+        s = self._stride if self._stride is not None else contiguous_strides(self._array.shape)
+        return s if dim is None else s[_wrap_dim(dim, len(s))]
+
+    def is_contiguous(self, memory_format=None):
+        if memory_format is not None and memory_format.name != "contiguous_format":
+            return _is_channels_last(self.shape_tuple, self.stride())
+        return self._stride is None or _is_contiguous(self._array.shape, self._stride)
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def storage_offset(self):
+        base = self._base if self._base is not None else self
+        return (_data_ptr(self._array) - _data_ptr(base._array)) // self.dtype.itemsize \
+            if self._base is not None else 0
+
+    def data_ptr(self):
+        return _data_ptr(self._array)
+
+    def untyped_storage(self):
+        return _Storage(self._base if self._base is not None else self)
+
+    @property
+    def shape_tuple(self):
+        """The sizes as plain ints, never traced (for reftrace's own use)."""
+        return self._array.shape
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    @property
+    def is_leaf(self):
+        return True  # autograd history is not modelled yet: every tensor is a leaf
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def get_device(self):
+        return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def data(self):
+        from .ops import detach  # a detached alias, as torch's .data
+        return _detached_alias(self)
+
+    @property
+    def T(self):
+        return self.permute(*range(self._array.ndim - 1, -1, -1))
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    # -- Python conversions (the tracer turns these into constants and warns) -------------------
+    def _to_number(self):
+        """The Python value of a one-element tensor, without any tracer involvement."""
+        if self._array.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
+        v = get_backend(self.device.type).to_host(self._array).reshape(()).item()
+        return v
+
+    def item(self):
+        tracer = STATE.tracer
+        if tracer is not None:
+            tracer.warn_python_dataflow(self, "number")
+        return self._to_number()
+
+    def tolist(self):
+        tracer = STATE.tracer
+        if tracer is not None:
+            tracer.warn_python_dataflow(self, "list")
+        return get_backend(self.device.type).to_host(self._array).tolist()
+
+    def numpy(self, force=False):
+        tracer = STATE.tracer
+        if tracer is not None:
+            tracer.warn_python_dataflow(self, "numpy")
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        if self.device.type != "cpu":
+            raise TypeError(f"can't convert {self.device.type}:0 device type tensor to numpy. "
+                            "Use Tensor.cpu() to copy the tensor to host memory first.")
+        return self._array
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a.astype(dtype) if dtype is not None else a
+
+    def __bool__(self):
+        if self._array.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous")
+        tracer = STATE.tracer
+        if tracer is not None:
+            tracer.warn_python_dataflow(self, "bool")
+        return builtins.bool(self._to_number())
+
+    def __int__(self):
+        tracer = STATE.tracer
+        if tracer is not None:
+            tracer.warn_python_dataflow(self, "int")
+        return int(self._to_number())
+
+    def __float__(self):
+        tracer = STATE.tracer
+        if tracer is not None:
+            tracer.warn_python_dataflow(self, "float")
+        return float(self._to_number())
+
+    def __complex__(self):
+        return complex(self._to_number())
+
+    def __index__(self):
+        # silent, as torch: x[t] / range(t) with a 0-dim integer tensor
+        if self.dtype.category > 1 or self._array.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._to_number())
+
+    def __len__(self):
+        if self._array.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        tracer = STATE.tracer
+        if tracer is not None:
+            tracer.warn_len()
+        return self._array.shape[0]
+
+    def __iter__(self):
+        if self._array.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        tracer = STATE.tracer
+        if tracer is not None:
+            tracer.warn_iterate()
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._array.ndim == 0:
+            return self._to_number().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        new = _fresh(self._array.copy(), self.dtype, self.device)
+        new._stride = None
+        new.requires_grad = self.requires_grad
+        memo[id(self)] = new
+        return new
+
+    def __getitem__(self, index):
+        from ._indexing import getitem
+        return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        from ._indexing import setitem
+        setitem(self, index, value)
+
+    def __reduce_ex__(self, proto):
+        raise TypeError("reftrace tensors are not picklable: reftrace never uses pickle "
+                        "(save traces with reftrace.jit.save)")
+
+
+def _wrap_dim(dim, ndim):
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def _is_contiguous(shape, strides):
+    # torch ignores the strides of size-1 dims; an empty tensor is contiguous
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size == 0:
+            return True
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+
+def _is_channels_last(shape, strides):
+    if len(shape) != 4:
+        return False
+    n, c, h, w = shape
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] != 1 and strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def _data_ptr(array):
+    if isinstance(array, np.ndarray):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr  # cupy
+
+
+class _Storage:
+    """Enough of torch's UntypedStorage to compare data pointers (storage sharing)."""
+    __slots__ = ("_owner",)
+
+    def __init__(self, owner):
+        self._owner = owner
+
+    def data_ptr(self):
+        return _data_ptr(self._owner._array)
+
+    def size(self):
+        return self._owner._array.nbytes
+
+    nbytes = size
+
+
+def _init(t, array, dtype, device, stride=None, base=None, wrapped=False):
+    t._array = array
+    t.dtype = dtype
+    t.device = device
+    t.requires_grad = False
+    t._stride = stride
+    t._base = base
+    t._wrapped = wrapped
+    t._tv = None
+    t.grad = None
+    t._version = 0
+    return t
+
+
+_new = object.__new__
+
+
+def _fresh(array, dtype, device=CPU):
+    """A tensor owning a fresh array, laid out contiguously (torch's default for new results)."""
+    if not array.flags.c_contiguous:
+        array = xp_of_device(device).ascontiguousarray(array)
+    t = _new(Tensor)
+    t._array = array
+    t.dtype = dtype
+    t.device = device
+    t.requires_grad = False
+    t._stride = None
+    t._base = None
+    t._wrapped = False
+    t._tv = None
+    t.grad = None
+    t._version = 0
+    return t
+
+
+def _strided(array, dtype, device, stride):
+    """A tensor owning a fresh array whose torch strides are ``stride`` (layout-preserving results)."""
+    stride = tuple(stride)
+    return _init(_new(Tensor), array, dtype, device,
+                 None if stride == contiguous_strides(array.shape) else stride)
+
+
+def _view_of(base, array, stride, dtype=None):
+    """A view of ``base`` whose data is ``array`` (a numpy/cupy view) and torch strides ``stride``."""
+    t = _new(Tensor)
+    root = base._base if base._base is not None else base
+    stride = tuple(stride)
+    _init(t, array, dtype or base.dtype, base.device,
+          None if stride == contiguous_strides(array.shape) else stride, root)
+    t.requires_grad = base.requires_grad
+    return t
+
+
+def _detached_alias(t):
+    a = _view_of(t, t._array, t.stride())
+    a.requires_grad = False
+    return a
+
+
+def xp_of_device(device):
+    return np if device.type == "cpu" else get_backend(device.type).xp
+
+
+def scalar_to_tensor(value, device=CPU):
+    """A Python number as torch wraps it for a Tensor parameter: 0-dim, wrapped-number flag set."""
+    dt = D.python_scalar_dtype(value)
+    xp = xp_of_device(device)
+    t = _fresh(xp.asarray(value, dtype=dt.np), dt, device)
+    t._wrapped = True
+    return t

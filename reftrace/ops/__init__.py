@@ -1,0 +1,14 @@
+"""The op table. Each module in this package registers one family of kernels (arithmetic,
+reductions, shape, ...); importing the package imports every module, so adding a family is adding
+a file. Modules whose names start with '_' are helpers, not families."""
+import importlib
+import pkgutil
+
+from . import _registry
+from ._registry import OVERLOADS, PACKETS, get_packet, op
+
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    if not _info.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_info.name}")
+
+__all__ = ["OVERLOADS", "PACKETS", "get_packet", "op"]

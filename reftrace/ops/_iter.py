@@ -1,0 +1,123 @@
+"""Broadcasting and output layout for pointwise kernels, as torch's TensorIterator does them.
+
+torch does not always return contiguous results: ``x.t() + 1`` keeps ``x.t()``'s layout
+(strides [1, 3]). TensorIterator sorts the dimensions by the inputs' strides
+(``reorder_dimensions``) and lays the output out in that order. Traced graphs print strides, so
+reftrace reproduces the rule; NumPy's own "K" order is close but not the same.
+"""
+import numpy as np
+
+from .._tensor import Tensor, _fresh, _strided, contiguous_strides, xp_of
+
+
+def broadcast_shapes(*shapes):
+    """torch.broadcast_shapes, with torch's message for a mismatch."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, size in enumerate(s, ndim - len(s)):
+            if size == out[i] or size == 1:
+                continue
+            if out[i] == 1:
+                out[i] = size
+            else:
+                raise RuntimeError(
+                    f"The size of tensor a ({out[i]}) must match the size of tensor b ({size}) "
+                    f"at non-singleton dimension {i}")
+    return tuple(out)
+
+
+def output_strides(shape, tensors):
+    """The strides torch gives the output of a pointwise op over ``tensors`` (None: contiguous)."""
+    ndim = len(shape)
+    if ndim <= 1:
+        return None
+    # fast path (compute_fast_setup_type): all same shape and contiguous -> contiguous;
+    # all same shape and the same non-overlapping-and-dense strides -> those strides.
+    same_shape = all(t._array.shape == shape for t in tensors)
+    if same_shape:
+        if all(t.is_contiguous() for t in tensors):
+            return None
+        first = tensors[0].stride()
+        if all(t.stride() == first for t in tensors) and _non_overlapping_and_dense(shape, first):
+            return first
+    # general path: per-operand strides with broadcast dims as 0, then torch's insertion sort
+    op_strides = []
+    for t in tensors:
+        tshape, tstride = t._array.shape, t.stride()
+        offset = ndim - len(tshape)
+        st = [0] * ndim
+        for i in range(len(tshape)):
+            if not (tshape[i] == 1 and shape[offset + i] != 1):
+                st[offset + i] = tstride[i]
+        op_strides.append(st)
+
+    def should_swap(d0, d1):
+        for st in op_strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))  # perm[0] is the fastest-moving dim
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    strides = [0] * ndim
+    acc = 1
+    for d in perm:
+        strides[d] = acc
+        acc *= shape[d]
+    strides = tuple(strides)
+    return None if strides == contiguous_strides(shape) else strides
+
+
+def _non_overlapping_and_dense(shape, strides):
+    order = sorted(range(len(shape)), key=lambda d: (strides[d], shape[d]))
+    expected = 1
+    for d in order:
+        if shape[d] == 1:
+            continue
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def empty_strided_array(xp, shape, strides, np_dtype):
+    """An uninitialised array whose element strides are ``strides`` (over a dense buffer)."""
+    n = 1
+    for s in shape:
+        n *= s
+    buf = xp.empty(max(n, 1), dtype=np_dtype)
+    itemsize = np.dtype(np_dtype).itemsize
+    if xp is np:
+        return np.lib.stride_tricks.as_strided(buf, shape, [s * itemsize for s in strides])
+    return xp.ndarray(shape, dtype=np_dtype, memptr=buf.data, strides=[s * itemsize for s in strides])
+
+
+def pointwise_result(array, dtype, device, inputs):
+    """Wrap a pointwise kernel's result with the layout torch would give it."""
+    shape = array.shape
+    if len(shape) <= 1 or all(t._stride is None for t in inputs):
+        # contiguous inputs (even broadcast ones) give a contiguous result
+        return _fresh(array, dtype, device)
+    strides = output_strides(shape, inputs)
+    if strides is None:
+        return _fresh(array, dtype, device)
+    xp = xp_of(inputs[0])
+    out = empty_strided_array(xp, shape, strides, array.dtype)
+    out[...] = array
+    return _strided(out, dtype, device, strides)

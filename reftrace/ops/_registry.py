@@ -1,0 +1,336 @@
+"""The op table: every op is one registration carrying its verbatim ATen schema.
+
+    @op("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        variants=("function", "method"))
+    def add(self, other, alpha): ...
+
+The kernel receives every schema argument, positionally, defaults filled in, in schema order.
+``OpOverload`` binds a Python call to its schema; ``OpPacket`` groups the overloads of one name
+(``aten::add``) and picks one the way torch's Python argument parser does: overloads are tried in
+registration order, and a Python number matches a ``Tensor`` parameter only for the ops torch
+lists in ``should_allow_numbers_as_tensors`` (there it becomes a 0-dim wrapped-number tensor).
+"""
+from collections import namedtuple
+
+from .. import _dtype as D
+from .._device import LAYOUTS, MEMORY_FORMATS, _Enum, device, as_device
+from .._dispatch import STATE, dispatch
+from .._schema import parse_schema
+
+OVERLOADS = {}  # 'aten::add.Tensor' -> OpOverload
+PACKETS = {}    # 'aten::add' -> OpPacket
+
+# torch/csrc/utils/python_arg_parser.cpp: should_allow_numbers_as_tensors
+NUMBERS_AS_TENSORS = frozenset({
+    "add", "add_", "div", "div_", "divide", "divide_", "mul", "mul_", "multiply", "multiply_",
+    "sub", "sub_", "subtract", "subtract_", "true_divide", "true_divide_", "to", "_to_copy",
+    "copy_", "copy", "floor_divide", "floor_divide_", "_conj"})
+
+
+class NoMatch(Exception):
+    """A call does not fit an overload's schema (cheap: no message formatting on the hot path)."""
+
+
+def _is_number(v):
+    return type(v) in (int, float, bool, complex) or isinstance(v, (int, float, complex))
+
+
+# -- converters: Python value -> what the kernel receives (raise NoMatch when it does not fit) ---
+
+def _boxed(t):
+    """A 0-dim tensor given for a number parameter: the kernel gets its value; while tracing the
+    tensor itself is kept, so the tracer can record the conversion (and unbox it afterwards)."""
+    return t if STATE.tracer is not None else t._to_number()
+
+
+def _tensor(v, numbers_ok):
+    if type(v) is Tensor or isinstance(v, Tensor):
+        return v
+    if numbers_ok and _is_number(v):
+        return scalar_to_tensor(v)
+    raise NoMatch
+
+
+def _scalar(v, numbers_ok):
+    if _is_number(v):
+        return v
+    if isinstance(v, Tensor) and v._array.ndim == 0:
+        return _boxed(v)  # while tracing the tracer records aten::ScalarImplicit
+    raise NoMatch
+
+
+def _int(v, numbers_ok):
+    if type(v) is int:
+        return v
+    if isinstance(v, Tensor):
+        if v._array.ndim == 0 and v.dtype.category <= 1:
+            return _boxed(v)  # traced sizes: while tracing the tracer records aten::Int
+        raise NoMatch
+    if isinstance(v, bool) or not hasattr(v, "__index__"):
+        raise NoMatch
+    return v.__index__()
+
+
+def _float(v, numbers_ok):
+    if type(v) in (float, int) or (isinstance(v, (int, float)) and not isinstance(v, bool)):
+        return float(v) if not isinstance(v, bool) else v
+    if isinstance(v, Tensor) and v._array.ndim == 0:
+        return _boxed(v)
+    raise NoMatch
+
+
+def _bool(v, numbers_ok):
+    if isinstance(v, bool) or type(v).__name__ == "bool_":
+        return bool(v)
+    raise NoMatch
+
+
+def _str(v, numbers_ok):
+    if isinstance(v, str):
+        return v
+    raise NoMatch
+
+
+_PY_TYPE_DTYPES = {float: D.float64, int: D.int64, bool: D.bool, complex: D.complex128}
+
+
+def _scalar_type(v, numbers_ok):
+    if isinstance(v, D.dtype):
+        return v
+    if v in _PY_TYPE_DTYPES:
+        return _PY_TYPE_DTYPES[v]
+    raise NoMatch
+
+
+def _device(v, numbers_ok):
+    if isinstance(v, (device, str)) or type(v) is int:
+        try:
+            return as_device(v)
+        except RuntimeError:
+            raise
+    raise NoMatch
+
+
+def _enum(table):
+    def conv(v, numbers_ok):
+        if isinstance(v, _Enum):
+            return v
+        raise NoMatch
+    return conv
+
+
+def _int_list(size):
+    def conv(v, numbers_ok):
+        if isinstance(v, (list, tuple)):
+            return [_int(e, False) for e in v]
+        if size is not None and (type(v) is int or (isinstance(v, Tensor) and v._array.ndim == 0)):
+            return [_int(v, False)] * size
+        raise NoMatch
+    return conv
+
+
+def _float_list(v, numbers_ok):
+    if isinstance(v, (list, tuple)):
+        return [_float(e, False) for e in v]
+    raise NoMatch
+
+
+def _tensor_list(v, numbers_ok):
+    if isinstance(v, (list, tuple)) and all(isinstance(e, Tensor) for e in v):
+        return list(v)
+    raise NoMatch
+
+
+def _optional_tensor_list(v, numbers_ok):
+    if isinstance(v, (list, tuple)) and all(e is None or isinstance(e, Tensor) for e in v):
+        return list(v)
+    raise NoMatch
+
+
+def _bool_list(v, numbers_ok):
+    if isinstance(v, (list, tuple)):
+        return [_bool(e, False) for e in v]
+    raise NoMatch
+
+
+def _any(v, numbers_ok):
+    return v
+
+
+_CONVERTERS = {
+    "Tensor": _tensor, "Scalar": _scalar, "int": _int, "SymInt": _int, "float": _float,
+    "bool": _bool, "str": _str, "ScalarType": _scalar_type, "Device": _device,
+    "Layout": _enum(LAYOUTS), "MemoryFormat": _enum(MEMORY_FORMATS), "Generator": _any,
+}
+
+
+def _converter(t):
+    if t.is_list:
+        if t.base in ("int", "SymInt"):
+            return _int_list(t.list_size)
+        if t.base == "float":
+            return _float_list
+        if t.base == "bool":
+            return _bool_list
+        if t.base == "Tensor":
+            return _optional_tensor_list if t.elem_optional else _tensor_list
+        raise NotImplementedError(f"schema list type {t}")
+    return _CONVERTERS[t.base]
+
+
+def _default_value(arg):
+    v = arg.default
+    if isinstance(v, str) and arg.type.base == "MemoryFormat":
+        return MEMORY_FORMATS[v]
+    if isinstance(v, str) and arg.type.base == "Layout":
+        return LAYOUTS[v]
+    if arg.type.base == "ScalarType" and isinstance(v, str):
+        return D.BY_NAME[v]
+    if isinstance(v, list):
+        return list(v)
+    return v
+
+
+class OpOverload:
+    """One schema (``aten::add.Tensor``) with its kernel and precomputed binder."""
+
+    def __init__(self, schema, kernel, nondeterministic, variants):
+        self.schema = schema
+        self.name = schema.name                       # 'aten::add' (what graphs print)
+        self.overload = schema.overload
+        self.qualified = schema.name + ("." + schema.overload if schema.overload else "")
+        self.kernel = kernel
+        self.nondeterministic = nondeterministic
+        self.variants = variants
+        self.is_inplace = schema.is_inplace or schema.is_out
+        self.is_view = schema.is_view
+        base = schema.name.split("::")[1]
+        self.numbers_as_tensors = base in NUMBERS_AS_TENSORS
+        args = schema.arguments
+        self.params = [(a.name, _converter(a.type), a.type.optional, a.has_default,
+                        _default_value(a) if a.has_default else None) for a in args]
+        self.names = {a.name: i for i, a in enumerate(args)}
+        if args and args[0].name == "self":
+            self.names["input"] = 0  # torch's Python functions call `self` `input`
+        self.n_positional = sum(1 for a in args if not a.kwarg_only)
+        # the one int-list parameter that may be given as varargs: x.view(2, 3), torch.zeros(2, 3)
+        positional = [i for i, a in enumerate(args) if not a.kwarg_only and a.name != "self"]
+        self.varargs_index = positional[0] if len(positional) == 1 and args[positional[0]].type.is_int_list else None
+        named = [r.name for r in schema.returns]
+        self.return_type = (namedtuple(base, named) if len(named) > 1 and all(named) else None)
+
+    def __repr__(self):
+        return f"<OpOverload {self.qualified}>"
+
+    def bind(self, args, kwargs):
+        """Python args -> list of every schema argument in order, converted. Raises NoMatch."""
+        params, n = self.params, len(args)
+        vi = self.varargs_index
+        if vi is not None and n > vi + 1 or (vi is not None and n == vi + 1 and type(args[vi]) is int):
+            if all(type(a) is int or isinstance(a, Tensor) for a in args[vi:]):
+                args = tuple(args[:vi]) + (list(args[vi:]),)
+                n = len(args)
+        if n > self.n_positional:
+            raise NoMatch
+        numbers_ok = self.numbers_as_tensors
+        out = [None] * len(params)
+        if kwargs:
+            names = self.names
+            for k in kwargs:
+                i = names.get(k)
+                if i is None or i < n:
+                    raise NoMatch
+        for i, (name, conv, optional, has_default, default) in enumerate(params):
+            if i < n:
+                v = args[i]
+            elif kwargs and (name in kwargs or (i == 0 and "input" in kwargs)):
+                v = kwargs[name] if name in kwargs else kwargs["input"]
+            elif has_default:
+                out[i] = list(default) if type(default) is list else default
+                continue
+            elif optional:
+                continue
+            else:
+                raise NoMatch
+            if v is None:
+                if not optional:
+                    raise NoMatch
+                continue
+            out[i] = conv(v, numbers_ok)
+        return out
+
+    def __call__(self, *args, **kwargs):
+        try:
+            bound = self.bind(args, kwargs)
+        except NoMatch:
+            raise TypeError(_invalid_arguments(self.name, [self], args, kwargs)) from None
+        return self.finish(dispatch(self, bound))
+
+    def finish(self, result):
+        rt = self.return_type
+        return rt(*result) if rt is not None else result
+
+
+class OpPacket:
+    """All overloads of one op name, chosen as torch's Python argument parser chooses."""
+
+    def __init__(self, name):
+        self.name = name
+        self.overloads = []
+
+    def __repr__(self):
+        return f"<OpPacket {self.name}>"
+
+    def __getattr__(self, overload):
+        # torch.ops.aten.add.Tensor style access
+        for ov in self.__dict__.get("overloads", ()):
+            if ov.overload == overload or (overload == "default" and ov.overload == ""):
+                return ov
+        raise AttributeError(overload)
+
+    def __call__(self, *args, **kwargs):
+        for ov in self.overloads:
+            try:
+                bound = ov.bind(args, kwargs)
+            except NoMatch:
+                continue
+            return ov.finish(dispatch(ov, bound))
+        raise TypeError(_invalid_arguments(self.name, self.overloads, args, kwargs))
+
+
+def _type_name(v):
+    if isinstance(v, Tensor):
+        return "Tensor"
+    if isinstance(v, (list, tuple)):
+        return f"{type(v).__name__} of [{', '.join(_type_name(e) for e in v)}]"
+    return type(v).__name__
+
+
+def _invalid_arguments(name, overloads, args, kwargs):
+    """torch's 'received an invalid combination of arguments' message (simplified)."""
+    got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+    short = name.split("::")[1]
+    sigs = "\n".join(" * " + ov.schema.text.split("(", 1)[1].rsplit(") ->", 1)[0].join("()") for ov in overloads)
+    return f"{short}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}"
+
+
+def op(schema_text, *, variants=("function",), nondeterministic=False):
+    """Register a kernel under its ATen schema. ``variants`` as in native_functions.yaml."""
+    schema = parse_schema(schema_text)
+
+    def register(kernel):
+        ov = OpOverload(schema, kernel, nondeterministic, tuple(variants))
+        if ov.qualified in OVERLOADS:
+            raise RuntimeError(f"op {ov.qualified} registered twice")
+        OVERLOADS[ov.qualified] = ov
+        PACKETS.setdefault(schema.name, OpPacket(schema.name)).overloads.append(ov)
+        return ov
+    return register
+
+
+def get_packet(name):
+    return PACKETS["aten::" + name if "::" not in name else name]
+
+
+# Imported last: the tensor module itself uses the registry.
+from .._tensor import Tensor, scalar_to_tensor  # noqa: E402
