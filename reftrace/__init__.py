@@ -11,6 +11,8 @@ from ._promotion import promote_types, can_cast
 from ._device import (device, strided, contiguous_format, preserve_format, channels_last,
                       channels_last_3d)
 from ._tensor import Tensor, Size
+from . import autograd
+from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
 from . import ops
 from ._creation import *  # noqa: F401,F403  tensor, as_tensor, from_numpy
 from . import _operators

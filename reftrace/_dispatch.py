@@ -5,8 +5,15 @@
 
 The tracer hooks in here and nowhere else: it sees the op overload, the bound arguments (every
 schema argument materialised) and the results. Kernels never know whether they are traced.
+
+requires_grad is decided here too, once for all ops: a floating/complex result requires grad
+when grad mode is on and any tensor argument requires grad (torch's autograd rule for
+differentiable ops); ops registered with ``differentiable=False`` (detach, comparisons' integral
+outputs are covered by the dtype rule) never do.
 """
 import threading
+
+from .autograd.grad_mode import STATE as GRAD
 
 
 class _ThreadState(threading.local):
@@ -22,4 +29,27 @@ def dispatch(op, args):
     tracer = STATE.tracer
     if tracer is not None:
         return tracer.record(op, args)
-    return op.kernel(*args)
+    return run_kernel(op, args)
+
+
+def run_kernel(op, args):
+    """Call the kernel and apply the requires_grad rule (shared by eager, tracer, interpreter)."""
+    result = op.kernel(*args)
+    if op.differentiable and GRAD.enabled:
+        for a in args:
+            if getattr(a, "requires_grad", False) is True:
+                _mark_requires_grad(result)
+                break
+            if type(a) is list:
+                if any(getattr(e, "requires_grad", False) is True for e in a):
+                    _mark_requires_grad(result)
+                    break
+    return result
+
+
+def _mark_requires_grad(result):
+    if type(result) in (tuple, list):
+        for r in result:
+            _mark_requires_grad(r)
+    elif hasattr(result, "requires_grad") and (result.dtype.is_floating_point or result.dtype.is_complex):
+        result.requires_grad = True

@@ -194,7 +194,7 @@ def _default_value(arg):
 class OpOverload:
     """One schema (``aten::add.Tensor``) with its kernel and precomputed binder."""
 
-    def __init__(self, schema, kernel, nondeterministic, variants):
+    def __init__(self, schema, kernel, nondeterministic, variants, differentiable=True):
         self.schema = schema
         self.name = schema.name                       # 'aten::add' (what graphs print)
         self.overload = schema.overload
@@ -202,6 +202,7 @@ class OpOverload:
         self.kernel = kernel
         self.nondeterministic = nondeterministic
         self.variants = variants
+        self.differentiable = differentiable
         self.is_inplace = schema.is_inplace or schema.is_out
         self.is_view = schema.is_view
         base = schema.name.split("::")[1]
@@ -314,12 +315,13 @@ def _invalid_arguments(name, overloads, args, kwargs):
     return f"{short}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}"
 
 
-def op(schema_text, *, variants=("function",), nondeterministic=False):
-    """Register a kernel under its ATen schema. ``variants`` as in native_functions.yaml."""
+def op(schema_text, *, variants=("function",), nondeterministic=False, differentiable=True):
+    """Register a kernel under its ATen schema. ``variants`` as in native_functions.yaml;
+    ``differentiable=False`` for ops whose results never require grad (detach, argmax ...)."""
     schema = parse_schema(schema_text)
 
     def register(kernel):
-        ov = OpOverload(schema, kernel, nondeterministic, tuple(variants))
+        ov = OpOverload(schema, kernel, nondeterministic, tuple(variants), differentiable)
         if ov.qualified in OVERLOADS:
             raise RuntimeError(f"op {ov.qualified} registered twice")
         OVERLOADS[ov.qualified] = ov

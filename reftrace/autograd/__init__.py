@@ -1,0 +1,4 @@
+"""Autograd: grad mode now; gradients come later (see spec/ for what is modelled)."""
+from .grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
