@@ -25,3 +25,5 @@ globals().update(_ALIASES)
 
 _operators.install()
 _install_ops(globals())
+
+from . import jit  # noqa: E402  (after the op table: jit records its ops)

@@ -1,0 +1,179 @@
+"""reftrace.jit.trace: torch/jit/_trace.py and tracer.cpp's trace(), for functions.
+
+    traced = reftrace.jit.trace(fn, example_inputs)
+    print(traced.graph)       # TorchScript IR text, as torch 2.13 prints it
+    traced(new_inputs)        # runs the graph (reftrace.jit.interpreter)
+
+The protocol: type the example inputs (errors as torch's), open a TracingState, add one graph
+input per argument (unpacking tuples, lists and dicts as torch does), run the function with the
+state active, turn what it returned into graph outputs (strict-mode container rules), then run
+the clean-up passes. The state is restored on every exit path.
+"""
+import inspect
+import warnings
+
+from .._dispatch import STATE
+from .._tensor import Tensor
+from . import _types as T
+from ._io_types import STRICT_TRACER_MSG, input_types
+from .passes import dead_code_elimination, lower_simple_tuples
+from .tracer import TracingState, TracerWarning, user_frame
+
+
+def is_tracing():
+    return STATE.tracer is not None
+
+
+def _argument_names(fn):
+    """get_callable_argument_names: positional-or-keyword parameter names."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return []
+    return [n for n, p in sig.parameters.items() if p.kind == p.POSITIONAL_OR_KEYWORD]
+
+
+def _add_input(state, value_in, typ, value):
+    """tracer.cpp addInput: bind an example input (recursively) to a graph Value."""
+    g = state.graph
+    if isinstance(typ, T.TensorType):
+        t = value_in
+        if state.has_value(t):
+            # the same tensor twice (or aliasing a parameter): it gets its own input via a view
+            t = t.view(t.shape_tuple)
+        value.setType(typ)
+        state.set_value(t, value)
+        return t
+    if isinstance(typ, T.TupleType):
+        unpack = g.append(g.create("prim::TupleUnpack", [value]))
+        outs = [unpack.add_output(et) for et in typ.elems]
+        return tuple(_add_input(state, v, et, o) for v, et, o in zip(value_in, typ.elems, outs))
+    if isinstance(typ, T.ListType):
+        unpack = g.append(g.create("prim::ListUnpack", [value]))
+        outs = [unpack.add_output(typ.elem) for _ in value_in]
+        return [_add_input(state, v, typ.elem, o) for v, o in zip(value_in, outs)]
+    if isinstance(typ, T.DictType):
+        result = {}
+        for k, v in value_in.items():
+            key = state.scalar_constant(k, None) if not isinstance(k, str) else \
+                state.constant(k, T.StringType, None, "s")
+            node = g.append(g.create("aten::__getitem__", [value, key]))
+            node.source = state._location()
+            out = node.add_output(typ.value)
+            result[k] = _add_input(state, v, typ.value, out)
+        return result
+    raise RuntimeError("Only tensors or (possibly nested) dict or tuples of them are supported as "
+                       f"inputs to traced functions. Got {typ}")
+
+
+def _get_output(state, out, i):
+    """TracingState::getOutput: one returned Python value -> a graph Value."""
+    g = state.graph
+    if isinstance(out, Tensor):
+        if not state.has_value(out):
+            raise RuntimeError(
+                f"output {i} ({out!r}) of traced region did not have observable data dependence "
+                "with trace inputs; this probably indicates your program cannot be understood by "
+                "the tracer.")
+        return out._tv[1]
+    if isinstance(out, list) and all(isinstance(o, Tensor) for o in out):
+        if state.strict:
+            state._warn("Encountering a list at the output of the tracer" + STRICT_TRACER_MSG)
+        values = [_get_output(state, o, i) for o in out]
+        return g.append(g.create("prim::ListConstruct", values)).add_output(T.TENSOR_LIST)
+    if isinstance(out, tuple):
+        values = [_get_output(state, o, i) for o in out]
+        node = g.append(g.create("prim::TupleConstruct", values))
+        return node.add_output(T.TupleType(v.type_ for v in values))
+    if isinstance(out, dict):
+        if state.strict:
+            raise RuntimeError("Encountering a dict at the output of the tracer" + STRICT_TRACER_MSG)
+        return _dict_output(state, out, i)
+    raise RuntimeError("Only tensors, lists, tuples of tensors, or dictionary of tensors can be "
+                       "output from traced functions")
+
+
+def _dict_output(state, out, i):
+    keys = list(out)
+    key_ok = all(isinstance(k, str) for k in keys) or all(isinstance(k, Tensor) for k in keys)
+    vals = list(out.values())
+    val_ok = all(isinstance(v, Tensor) for v in vals) or \
+        all(isinstance(v, tuple) and all(isinstance(e, Tensor) for e in v) for v in vals)
+    if not (keys and key_ok and val_ok):
+        raise RuntimeError(
+            f"output {i} ({out}) of traced region cannot be understood by the tracer, only outputs "
+            "matchingdict[Union[str, Tensor], Union[Tensor, Tuple[Tensor, ...]]] can be a "
+            "dictionary output of a traced function")
+    g = state.graph
+    loc = state._location()
+    ins = []
+    for k, v in out.items():
+        ins.append(state.constant(k, T.StringType, loc, "s") if isinstance(k, str) else state.value_of(k))
+        ins.append(_get_output(state, v, i))
+    key_t = T.StringType if isinstance(keys[0], str) else T.TENSOR
+    val_t = T.TENSOR if isinstance(vals[0], Tensor) else T.TupleType(T.TENSOR for _ in vals[0])
+    return g.append(g.create("prim::DictConstruct", ins)).add_output(T.DictType(key_t, val_t))
+
+
+def trace_graph(fn, example_inputs, *, strict=True, force_outplace=False, argument_names=None,
+                kwargs=None):
+    """Run ``fn`` on the example inputs under a fresh TracingState; return (state, outputs)."""
+    if STATE.tracer is not None:
+        raise RuntimeError("Tracing can't be nested")
+    types = input_types(example_inputs)
+    state = TracingState(force_outplace=force_outplace, strict=strict)
+    names = argument_names if argument_names is not None else []
+    STATE.tracer = state
+    try:
+        inputs = []
+        for i, (v, t) in enumerate(zip(example_inputs, types)):
+            value = state.graph.add_input(t, names[i] if i < len(names) else None)
+            inputs.append(_add_input(state, v, t, value))
+        out = fn(*inputs, **(kwargs or {}))
+        if out is None:
+            raise RuntimeError("The traced function didn't return any values! Side-effects are not "
+                               "captured in traces, so it would be a no-op.")
+        if isinstance(out, tuple) and hasattr(out, "_fields"):
+            out = tuple(out)  # namedtuples come back as plain tuples
+        state.graph.register_output(_get_output(state, out, 1))
+    finally:
+        STATE.tracer = None
+    lower_simple_tuples(state.graph)
+    dead_code_elimination(state.graph)
+    return state, out
+
+
+def _normalize_inputs(example_inputs):
+    """A single tensor (or dict) becomes a 1-tuple; a top-level list means positional args."""
+    if isinstance(example_inputs, (Tensor, dict)):
+        return (example_inputs,)
+    if not isinstance(example_inputs, tuple):
+        return tuple(example_inputs)
+    return example_inputs
+
+
+def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None,
+          check_tolerance=1e-5, strict=True, _force_outplace=False, _module_class=None,
+          _compilation_unit=None, example_kwarg_inputs=None, _store_inputs=True):
+    """torch.jit.trace for a Python function: a TracedFunction that runs the recorded graph."""
+    if optimize is not None:
+        warnings.warn("`optimize` is deprecated and has no effect. Use `with "
+                      "torch.jit.optimized_execution()` instead", FutureWarning, stacklevel=2)
+    if example_kwarg_inputs is not None:
+        if not isinstance(example_kwarg_inputs, dict):
+            raise RuntimeError("example_kwarg_inputs should be a dict")
+        names = _argument_names(func)
+        example_inputs = tuple(example_kwarg_inputs[n] for n in names if n in example_kwarg_inputs)
+    elif example_inputs is None:
+        raise RuntimeError("example_kwarg_inputs should be a dict")
+    inputs = _normalize_inputs(example_inputs)
+    name = getattr(func, "__name__", "traced_fn")
+    state, _ = trace_graph(func, inputs, strict=strict, force_outplace=_force_outplace,
+                           argument_names=_argument_names(func))
+    from .traced import TracedFunction
+    traced = TracedFunction(state.graph, name, func)
+    if check_trace:
+        from ._check import check_trace as _check
+        _check(traced, func, [inputs] if check_inputs is None else check_inputs, check_tolerance,
+               strict, _force_outplace)
+    return traced

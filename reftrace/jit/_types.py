@@ -1,0 +1,162 @@
+"""TorchScript types, printed as torch 2.13's type.cpp prints them.
+
+A TensorType may know any subset of (scalar type, sizes, strides, requires_grad, device); what
+is unknown is left out of the printed form: ``Float(2, 3, strides=[3, 1], requires_grad=0,
+device=cpu)`` for a traced value, ``Long(device=cpu)`` for prim::NumToTensor, ``Tensor`` when
+nothing is known (and after shape erasure, which the checker uses).
+"""
+
+
+class Type:
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return type(self) is type(other) and str(self) == str(other)
+
+    def __hash__(self):
+        return hash(str(self))
+
+
+class _Simple(Type):
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return self.name
+
+    __repr__ = __str__
+
+
+IntType = _Simple("int")
+FloatType = _Simple("float")
+BoolType = _Simple("bool")
+StringType = _Simple("str")
+NoneType = _Simple("NoneType")
+DeviceType = _Simple("Device")
+NumberType = _Simple("Scalar")   # torch prints a Scalar value's type as 'Scalar'
+GeneratorType = _Simple("Generator")
+ComplexType = _Simple("complex")
+
+
+class TensorType(Type):
+    __slots__ = ("scalar_type", "sizes", "strides", "requires_grad", "device")
+
+    def __init__(self, scalar_type=None, sizes=None, strides=None, requires_grad=None, device=None):
+        self.scalar_type = scalar_type   # a reftrace dtype or None
+        self.sizes = sizes               # tuple or None (unknown rank)
+        self.strides = strides
+        self.requires_grad = requires_grad
+        self.device = device             # a reftrace device or None
+
+    @classmethod
+    def of(cls, tensor):
+        """The complete type of a real tensor: what the tracer writes for each traced value."""
+        return cls(tensor.dtype, tuple(tensor.shape_tuple), tuple(tensor.stride()),
+                   bool(tensor.requires_grad), tensor.device)
+
+    def __str__(self):
+        out = self.scalar_type.ir_name if self.scalar_type is not None else "Tensor"
+        extras = []
+        if self.sizes:  # known rank > 0
+            dims = ", ".join(str(s) for s in self.sizes)
+            if self.strides is not None and len(self.strides) == len(self.sizes):
+                dims += ", strides=[" + ", ".join(str(s) for s in self.strides) + "]"
+            extras.append(dims)
+        if self.requires_grad is not None:
+            extras.append(f"requires_grad={int(self.requires_grad)}")
+        if self.device is not None:
+            extras.append(f"device={self.device}")
+        return out + ("(" + ", ".join(extras) + ")" if extras else "")
+
+    __repr__ = __str__
+
+    def erased(self):
+        return TensorType()
+
+
+TENSOR = TensorType()
+
+
+class ListType(Type):
+    __slots__ = ("elem",)
+
+    def __init__(self, elem):
+        self.elem = elem
+
+    def __str__(self):
+        return f"{self.elem}[]"
+
+    __repr__ = __str__
+
+
+class OptionalType(Type):
+    __slots__ = ("elem",)
+
+    def __init__(self, elem):
+        self.elem = elem
+
+    def __str__(self):
+        return f"{self.elem}?"
+
+    __repr__ = __str__
+
+
+class TupleType(Type):
+    __slots__ = ("elems",)
+
+    def __init__(self, elems):
+        self.elems = tuple(elems)
+
+    def __str__(self):
+        return "(" + ", ".join(str(e) for e in self.elems) + ")"
+
+    __repr__ = __str__
+
+
+class DictType(Type):
+    __slots__ = ("key", "value")
+
+    def __init__(self, key, value):
+        self.key, self.value = key, value
+
+    def __str__(self):
+        return f"Dict({self.key}, {self.value})"
+
+    __repr__ = __str__
+
+
+class ClassType(Type):
+    """A module's class: ``__torch__.Net``."""
+    __slots__ = ("qualified_name",)
+
+    def __init__(self, qualified_name):
+        self.qualified_name = qualified_name
+
+    def __str__(self):
+        return self.qualified_name
+
+    __repr__ = __str__
+
+
+TENSOR_LIST = ListType(TENSOR)
+OPTIONAL_TENSOR_LIST = ListType(OptionalType(TENSOR))
+INT_LIST = ListType(IntType)
+FLOAT_LIST = ListType(FloatType)
+BOOL_LIST = ListType(BoolType)
+
+
+def erase_shape(t):
+    """_jit_pass_erase_shape_information: every tensor type (also inside containers) -> Tensor."""
+    if isinstance(t, TensorType):
+        return TENSOR
+    if isinstance(t, ListType):
+        return ListType(erase_shape(t.elem))
+    if isinstance(t, OptionalType):
+        return OptionalType(erase_shape(t.elem))
+    if isinstance(t, TupleType):
+        return TupleType(erase_shape(e) for e in t.elems)
+    if isinstance(t, DictType):
+        return DictType(erase_shape(t.key), erase_shape(t.value))
+    return t

@@ -1,0 +1,335 @@
+"""The graph IR: Graph, Node, Value, and their printer (torch/csrc/jit/ir/ir.cpp).
+
+A Graph is a doubly linked list of Nodes between two sentinels (its ``param`` node, whose
+outputs are the graph inputs, and its ``return`` node, whose inputs are the graph outputs), as in
+torch: inserting ``aten::Int`` right after a producer, or deleting dead nodes, is O(1).
+Every walk (printing, interpreting, DCE) iterates; nothing recurses per node.
+
+Values are numbered by a per-graph counter when created; a value prints as ``%name`` when it has
+a debug name, else ``%<number>``. Naming follows Value::setDebugName: on a clash, the previous
+owner of the name is renamed ``name.N``.
+"""
+import math
+
+from . import _types as T
+
+
+class Value:
+    __slots__ = ("node_", "offset", "unique", "name", "type_")
+
+    def __init__(self, node, offset, unique, type_):
+        self.node_ = node
+        self.offset = offset
+        self.unique = unique
+        self.name = None
+        self.type_ = type_
+
+    # the API torch's tests use
+    def node(self):
+        return self.node_
+
+    def type(self):
+        return self.type_
+
+    def setType(self, t):
+        self.type_ = t
+        return self
+
+    def debugName(self):
+        return self.name if self.name is not None else str(self.unique)
+
+    def hasDebugName(self):
+        return self.name is not None
+
+    def setDebugName(self, name):
+        self.node_.graph.set_debug_name(self, name)
+        return self
+
+    def uses(self):
+        return [n for n in self.node_.graph._all_nodes_with_return() if self in n.inputs_]
+
+    def __repr__(self):
+        return f"%{self.debugName()} : {self.type_}"
+
+
+class Node:
+    __slots__ = ("graph", "kind_", "op", "inputs_", "outputs_", "attrs", "source", "scope",
+                 "prev", "next", "subgraph")
+
+    def __init__(self, graph, kind, op=None):
+        self.graph = graph
+        self.kind_ = kind
+        self.op = op              # the OpOverload for aten:: nodes (the Node knows its overload)
+        self.inputs_ = []
+        self.outputs_ = []
+        self.attrs = None         # {name: (kind_letter, value)} in insertion order
+        self.source = None        # (filename, line) of the innermost user frame
+        self.scope = None         # 'scope: __module.a/__module.a.lin' (module tracing)
+        self.prev = self.next = None
+        self.subgraph = None      # a Graph (prim::CallFunction / CallMethod callee)
+
+    # -- torch's Node API ------------------------------------------------------------------
+    def kind(self):
+        return self.kind_
+
+    def inputs(self):
+        return list(self.inputs_)
+
+    def outputs(self):
+        return list(self.outputs_)
+
+    def input(self, i=None):
+        return self.inputs_[0 if i is None else i]
+
+    def output(self, i=None):
+        if i is None and len(self.outputs_) != 1:
+            raise RuntimeError(f"{self.kind_} has {len(self.outputs_)} outputs; use outputs()")
+        return self.outputs_[0 if i is None else i]
+
+    def hasAttribute(self, name):
+        return bool(self.attrs) and name in self.attrs
+
+    def hasAttributes(self):
+        return bool(self.attrs)
+
+    def attributeNames(self):
+        return list(self.attrs or ())
+
+    def _attr(self, name, kind):
+        if not self.hasAttribute(name):
+            raise RuntimeError(f"required keyword attribute '{name}' is undefined")
+        k, v = self.attrs[name]
+        return v
+
+    def i(self, name):
+        return self._attr(name, "i")
+
+    def f(self, name):
+        return self._attr(name, "f")
+
+    def s(self, name):
+        return self._attr(name, "s")
+
+    def t(self, name):
+        return self._attr(name, "t")
+
+    def ival(self, name):
+        return self._attr(name, "ival")
+
+    def kindOf(self, name):
+        return self.attrs[name][0]
+
+    def set_attr(self, name, kind, value):
+        if self.attrs is None:
+            self.attrs = {}
+        self.attrs[name] = (kind, value)
+        return self
+
+    def sourceRange(self):
+        return "" if self.source is None else f"{self.source[0]}:{self.source[1]}:0"
+
+    def scopeName(self):
+        return self.scope or ""
+
+    def add_output(self, type_):
+        v = Value(self, len(self.outputs_), self.graph._next_unique(), type_)
+        self.outputs_.append(v)
+        return v
+
+    def isNondeterministic(self):
+        """Node::isNondeterministic: random ops, and dropout unless train is a constant False."""
+        if self.op is None or not self.op.nondeterministic:
+            return False
+        if self.kind_ in ("aten::dropout", "aten::feature_dropout", "aten::alpha_dropout",
+                          "aten::feature_alpha_dropout") and len(self.inputs_) >= 3:
+            train = self.inputs_[2].node_
+            if train.kind_ == "prim::Constant" and train.hasAttribute("value") and train.i("value") == 0:
+                return False
+        return True
+
+    def __repr__(self):
+        return format_node(self, True).rstrip("\n")
+
+    __str__ = __repr__
+
+    def destroy(self):
+        self.prev.next = self.next
+        self.next.prev = self.prev
+        self.prev = self.next = None
+
+
+class Graph:
+    def __init__(self):
+        self._unique = 0
+        self.unique_names = {}       # debug name -> Value
+        self.name_base_suffix = {}   # 'x' -> next suffix (Value::setDebugName)
+        self.param = Node(self, "prim::Param")
+        self.ret = Node(self, "prim::Return")
+        self.param.next, self.ret.prev = self.ret, self.param
+        self.param.prev, self.ret.next = self.ret, self.param
+
+    def _next_unique(self):
+        u = self._unique
+        self._unique += 1
+        return u
+
+    # -- construction ----------------------------------------------------------------------
+    def add_input(self, type_, name=None):
+        v = self.param.add_output(type_)
+        if name:
+            self.set_debug_name(v, name)
+        return v
+
+    def register_output(self, value):
+        self.ret.inputs_.append(value)
+
+    def create(self, kind, inputs=(), op=None):
+        n = Node(self, kind, op)
+        n.inputs_ = list(inputs)
+        return n
+
+    def append(self, node):
+        """Insert at the end of the graph (before the return node)."""
+        return self.insert_after(node, self.ret.prev)
+
+    def insert_after(self, node, where):
+        node.prev, node.next = where, where.next
+        where.next.prev = node
+        where.next = node
+        return node
+
+    def set_debug_name(self, value, name):
+        """Value::setDebugName, torch's clash rule included."""
+        if name and name.isdigit():
+            raise RuntimeError(f"Invalid name: '{name}'")
+        names = self.unique_names
+        if value.name is not None:
+            names.pop(value.name, None)
+            value.name = None
+        if not name:
+            return
+        old = names.get(name)
+        if old is not None and old is not value:
+            suffix, base = 1, name
+            head, dot, tail = name.rpartition(".")
+            if dot and tail and tail.isdigit():
+                suffix, base = int(tail), head
+            if base in self.name_base_suffix:
+                suffix = max(suffix, self.name_base_suffix[base] + 1)
+            while True:
+                replacement = f"{base}.{suffix}"
+                suffix += 1
+                if replacement not in names:
+                    break
+            self.name_base_suffix[base] = suffix
+            self.set_debug_name(old, replacement)
+        names[name] = value
+        value.name = name
+
+    # -- torch's Graph API -----------------------------------------------------------------
+    def inputs(self):
+        return list(self.param.outputs_)
+
+    def outputs(self):
+        return list(self.ret.inputs_)
+
+    def nodes(self):
+        out, n = [], self.param.next
+        while n is not self.ret:
+            out.append(n)
+            n = n.next
+        return out
+
+    def __iter__(self):
+        n = self.param.next
+        while n is not self.ret:
+            nxt = n.next
+            yield n
+            n = nxt
+
+    def _all_nodes_with_return(self):
+        return self.nodes() + [self.ret]
+
+    def return_node(self):
+        return self.ret
+
+    def param_node(self):
+        return self.param
+
+    def findNode(self, kind, recurse=True):
+        for n in self:
+            if n.kind_ == kind:
+                return n
+        return None
+
+    def findAllNodes(self, kind, recurse=True):
+        return [n for n in self if n.kind_ == kind]
+
+    def str(self, print_source_locations=True):
+        return format_graph(self, print_source_locations)
+
+    def __str__(self):
+        return format_graph(self, True)
+
+    def __repr__(self):
+        return format_graph(self, True)
+
+    def copy(self):
+        from ._graph_copy import copy_graph
+        return copy_graph(self)
+
+
+# -- printing ---------------------------------------------------------------------------------
+
+def format_float(v):
+    """A float attribute as ir.cpp prints it: '2.', '-0.', '0.10000000000000001', '1e-05'."""
+    if math.isfinite(v) and v == math.floor(v) and abs(v) < 1e10:
+        return ("-" if math.copysign(1.0, v) < 0 else "") + f"{abs(int(v))}."
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return "%.17g" % v
+
+
+def _format_attr(kind, value):
+    if kind == "i":
+        return str(int(value))
+    if kind == "f":
+        return format_float(value)
+    if kind == "s":
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if kind == "t":
+        from ._constants import format_tensor_constant
+        return format_tensor_constant(value)
+    if kind == "g":
+        return "<Graph>"
+    if kind == "is":
+        return "[" + ", ".join(str(i) for i in value) + "]"
+    return str(value)
+
+
+def format_node(node, print_source_locations=True, indent="  "):
+    parts = [indent]
+    if node.outputs_:
+        parts.append(", ".join(f"%{o.debugName()} : {o.type_}" for o in node.outputs_))
+        parts.append(" = ")
+    parts.append(node.kind_)
+    if node.attrs:
+        parts.append("[" + ", ".join(f"{k}={_format_attr(kind, v)}" for k, (kind, v) in node.attrs.items()) + "]")
+    parts.append("(" + ", ".join("%" + i.debugName() for i in node.inputs_) + ")")
+    if node.scope:
+        parts.append(", scope: " + node.scope)
+    if print_source_locations and node.source is not None:
+        parts.append(f" # {node.source[0]}:{node.source[1]}:0")
+    parts.append("\n")
+    return "".join(parts)
+
+
+def format_graph(graph, print_source_locations=True):
+    ins = ",\n      ".join(f"%{v.debugName()} : {v.type_}" for v in graph.param.outputs_)
+    lines = [f"graph({ins}):\n"]
+    for node in graph:
+        lines.append(format_node(node, print_source_locations))
+    lines.append("  return (" + ", ".join("%" + v.debugName() for v in graph.ret.inputs_) + ")\n")
+    return "".join(lines)

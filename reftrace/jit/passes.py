@@ -1,0 +1,78 @@
+"""Graph clean-up passes run at the end of every trace (FixupTraceScopeBlocks' runCleanupPasses).
+
+dead_code_elimination is alias-aware, as torch's EliminateDeadCode: a node is kept when one of
+its outputs is used by a kept node or returned, or when it writes into data that is still
+observable: a graph input, a returned value, or anything used later (through views: an
+``add_`` on ``x.view(-1)`` keeps both the view and the write).
+"""
+from . import _types as T
+
+_VIEW_KINDS = None
+
+
+def _writes(node):
+    op = node.op
+    if op is not None:
+        return op.is_inplace
+    return False
+
+
+def _is_view(node):
+    op = node.op
+    return op is not None and (op.is_view or op.is_inplace)
+
+
+def alias_roots(graph):
+    """Value -> the value whose data it shares (views and in-place outputs alias their input)."""
+    root = {}
+    for v in graph.param.outputs_:
+        root[v] = v
+    for n in graph:
+        if _is_view(n) and n.inputs_:
+            r = root.get(n.inputs_[0], n.inputs_[0])
+            for o in n.outputs_:
+                root[o] = r
+        elif n.kind_ in ("prim::ListUnpack",) and n.inputs_ and n.inputs_[0].node_.op is not None \
+                and n.inputs_[0].node_.op.is_view:
+            r = root.get(n.inputs_[0], n.inputs_[0])
+            for o in n.outputs_:
+                root[o] = r
+        else:
+            for o in n.outputs_:
+                root[o] = o
+    return root
+
+
+def dead_code_elimination(graph):
+    root = alias_roots(graph)
+    live_values = set(graph.ret.inputs_)
+    # data that is observable after the graph runs: inputs and outputs (and what they alias)
+    live_roots = {root.get(v, v) for v in graph.ret.inputs_} | set(graph.param.outputs_)
+    node = graph.ret.prev
+    while node is not graph.param:
+        prev = node.prev
+        live = any(o in live_values for o in node.outputs_)
+        if not live and _writes(node) and node.inputs_:
+            live = root.get(node.inputs_[0], node.inputs_[0]) in live_roots
+        if live:
+            for i in node.inputs_:
+                live_values.add(i)
+                live_roots.add(root.get(i, i))
+        else:
+            node.destroy()
+        node = prev
+
+
+def lower_simple_tuples(graph):
+    """TupleUnpack(TupleConstruct(a, b)) -> a, b (LowerSimpleTuples)."""
+    for n in list(graph):
+        if n.kind_ == "prim::TupleUnpack" and n.inputs_[0].node_.kind_ == "prim::TupleConstruct":
+            src = n.inputs_[0].node_.inputs_
+            replace_uses(graph, dict(zip(n.outputs_, src)))
+            n.destroy()
+
+
+def replace_uses(graph, mapping):
+    for n in list(graph) + [graph.ret]:
+        if any(i in mapping for i in n.inputs_):
+            n.inputs_ = [mapping.get(i, i) for i in n.inputs_]

@@ -1,0 +1,456 @@
+"""TracingState: records every op call into a Graph (torch/csrc/jit/frontend/tracer.cpp).
+
+The dispatch funnel hands each op call to ``TracingState.record`` while a trace is active:
+
+1. numbers given as 0-dim tensors (traced sizes) get ``aten::Int`` / ``aten::ScalarImplicit``
+   nodes right after their producer (torch's ArgumentStash);
+2. every schema argument becomes an input Value (tracer.cpp's addInputs overloads): tensors
+   by identity, unknown tensors baked as constants, numbers as constants, int lists as
+   ``prim::ListConstruct``, None as ``prim::Constant()``;
+3. the kernel runs with tracing suspended (nested op calls are not recorded, as in torch);
+4. outputs get types read off the real result tensors and are mapped back to those tensors.
+   An in-place op maps ``self`` to its new output, so later uses see the new Value.
+
+Tensors are mapped to Values through the tensor's ``_tv`` slot (a (state, Value) pair), so the
+trace never keeps a tensor alive.
+"""
+import os
+import sys
+import warnings
+
+from .. import _dtype as D
+from .._device import _Enum, device as Device
+from .._dispatch import STATE, run_kernel
+from .._tensor import Tensor, Size, scalar_to_tensor
+from . import _types as T
+from .ir import Graph
+
+_REFTRACE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Frames in these directories are reftrace's machinery, never the "user" frame. reftrace/nn is
+# not among them: like torch/nn/functional.py, its frames name values and give source locations.
+_NN_DIR = os.path.join(_REFTRACE_DIR, "nn")
+
+INT64_MAX = 9223372036854775807
+
+
+class TracerWarning(Warning):
+    """torch.jit.TracerWarning: the trace may not generalise to other inputs."""
+
+    @staticmethod
+    def ignore_lib_warnings():
+        # torch hides TracerWarnings raised from its own library code (module="torch.(?!jit)");
+        # reftrace does the same for its own modules.
+        warnings.filterwarnings("ignore", category=TracerWarning, module="reftrace.(?!jit)")
+
+
+TracerWarning.ignore_lib_warnings()
+
+WARN_PYTHON_DATAFLOW = (
+    " might cause the trace to be incorrect. We can't record the data flow of Python values, so "
+    "this value will be treated as a constant in the future. This means that the trace might not "
+    "generalize to other inputs!")
+WARN_CONSTRUCTOR = (
+    " results are registered as constants in the trace. You can safely ignore this warning if "
+    "you use this function to create tensors out of constant variables that would be the same "
+    "every time you call this function. In any other case, this might cause the trace to be "
+    "incorrect.")
+_CONVERSION_TEXT = {"number": "a Python number", "int": "a Python integer",
+                    "float": "a Python float", "bool": "a Python boolean", "list": "a Python list",
+                    "numpy": "a NumPy array", "index": "a Python index"}
+
+_NUMBER_NODE = {"int": "aten::Int", "SymInt": "aten::Int", "float": "aten::Float",
+                "Scalar": "aten::ScalarImplicit"}
+_NUMBER_TYPE = {"aten::Int": T.IntType, "aten::Float": T.FloatType, "aten::ScalarImplicit": T.NumberType}
+
+
+def _is_internal(filename):
+    return filename.startswith(_REFTRACE_DIR) and not filename.startswith(_NN_DIR)
+
+
+def user_frame():
+    """The innermost Python frame outside reftrace's machinery (torch: the innermost frame)."""
+    f = sys._getframe(2)
+    while f is not None and _is_internal(f.f_code.co_filename):
+        f = f.f_back
+    return f
+
+
+class TracingState:
+    def __init__(self, force_outplace=False, strict=True):
+        self.graph = Graph()
+        self.force_outplace = force_outplace
+        self.strict = strict
+        self.warn = True
+
+    # -- tensors <-> values ----------------------------------------------------------------
+    def has_value(self, t):
+        tv = t._tv
+        return tv is not None and tv[0] is self
+
+    def set_value(self, t, value):
+        t._tv = (self, value)
+
+    def value_of(self, t, frame=None, loc=None):
+        """getValueTrace: the Value of a tensor; names it lazily; bakes unknown tensors."""
+        tv = t._tv
+        if tv is not None and tv[0] is self:
+            value = tv[1]
+            if value.name is None:
+                name = self._lookup_name(t, frame)
+                if name:
+                    self.graph.set_debug_name(value, name)
+            return value
+        if t.requires_grad:
+            from .._tensor_str import tensor_repr
+            raise RuntimeError(
+                "Cannot insert a Tensor that requires grad as a constant. Consider making it a "
+                f"parameter or input, or detaching the gradient\nTensor:\n{_cpp_tensor_text(t)}")
+        node = self.graph.append(self.graph.create("prim::Constant"))
+        node.set_attr("value", "t", t)
+        node.source = loc if loc is not None else self._location()
+        value = node.add_output(T.TensorType.of(t))
+        self.set_value(t, value)
+        return value
+
+    def _lookup_name(self, t, frame):
+        f = frame or user_frame()
+        if f is None:
+            return ""
+        for k, v in f.f_locals.items():
+            if v is t:
+                return k if k != "self" else ""
+        return ""
+
+    def _location(self):
+        f = user_frame()
+        return None if f is None else (f.f_code.co_filename, f.f_lineno)
+
+    # -- constants -------------------------------------------------------------------------
+    def constant(self, value, type_, loc, kind):
+        node = self.graph.append(self.graph.create("prim::Constant"))
+        if kind is not None:
+            node.set_attr("value", kind, value)
+        node.source = loc
+        return node.add_output(type_)
+
+    def none(self):
+        return self.constant(None, T.NoneType, None, None)
+
+    def int_constant(self, v, loc):
+        return self.constant(int(v), T.IntType, loc, "i")
+
+    def scalar_constant(self, v, loc):
+        if isinstance(v, bool):
+            return self.constant(int(v), T.BoolType, loc, "i")
+        if isinstance(v, int):
+            return self.constant(v, T.IntType, loc, "i")
+        if isinstance(v, float):
+            return self.constant(v, T.FloatType, loc, "f")
+        if isinstance(v, complex):
+            return self.constant(v, T.ComplexType, loc, "c")
+        return self.int_constant(int(v), loc)
+
+    # -- recording ---------------------------------------------------------------------------
+    def record(self, op, args):
+        frame = user_frame()
+        loc = None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+        schema_args = op.schema.arguments
+        # 1. ArgumentStash: numbers that arrived as tensors
+        stash = None
+        for i, a in enumerate(args):
+            if type(a) is list and a and schema_args[i].type.is_int_list:
+                if any(isinstance(e, Tensor) for e in a):
+                    stash = stash or {}
+                    stash[i] = [self._stash_number(e, "int") if isinstance(e, Tensor) else None for e in a]
+            elif isinstance(a, Tensor) and schema_args[i].type.base in _NUMBER_NODE \
+                    and not schema_args[i].type.is_list:
+                stash = stash or {}
+                stash[i] = self._stash_number(a, schema_args[i].type.base)
+        if stash:
+            args = _unboxed(args, stash)
+
+        name = op.name
+        if self.force_outplace and op.schema.is_inplace:
+            special = _FORCE_OUTPLACE.get(op.qualified)
+            if special is not None:
+                return special(self, op, args, frame, loc)
+            name = name[:-1]  # aten::add_ -> aten::add
+        if op.qualified in _SPECIAL:
+            return _SPECIAL[op.qualified](self, op, args, frame, loc)
+
+        # 2. inputs (constants are inserted before the node, as addInputs does)
+        inputs = [self._materialize(a, sa.type, frame, loc, stash.get(i) if stash else None)
+                  for i, (a, sa) in enumerate(zip(args, schema_args))]
+        node = self.graph.create(name, inputs, op)
+        node.source = loc
+        self.graph.append(node)
+        if self.force_outplace and op.schema.is_inplace:
+            self._warn_live_references(op.name.split("::")[1], args[0])
+        # 3. run the kernel untraced
+        result = self.run_untraced(op, args)
+        # 4. outputs
+        self._add_outputs(node, op.schema.returns, result)
+        return result
+
+    def run_untraced(self, op, args):
+        STATE.tracer = None
+        try:
+            return run_kernel(op, args)
+        finally:
+            STATE.tracer = self
+
+    def _stash_number(self, t, base):
+        """aten::Int / aten::ScalarImplicit right after the node producing ``t``."""
+        value = self.value_of(t)
+        kind = _NUMBER_NODE[base]
+        node = self.graph.create(kind, [value])
+        # WithInsertPoint(producer->next()): right after the producer (first, for an input)
+        self.graph.insert_after(node, value.node_)
+        return node.add_output(_NUMBER_TYPE[kind])
+
+    def _materialize(self, a, typ, frame, loc, stashed):
+        if stashed is not None and not isinstance(stashed, list):
+            return stashed
+        if a is None:
+            return self.none()
+        base = typ.base
+        if typ.is_list:
+            g = self.graph
+            if base in ("int", "SymInt"):
+                elems = [s if s is not None else self.int_constant(e, loc)
+                         for e, s in zip(a, stashed or [None] * len(a))]
+                lt = T.INT_LIST
+            elif base == "float":
+                elems = [self.constant(float(e), T.FloatType, loc, "f") for e in a]
+                lt = T.FLOAT_LIST
+            elif base == "bool":
+                elems = [self.constant(int(e), T.BoolType, loc, "i") for e in a]
+                lt = T.BOOL_LIST
+            elif base == "Tensor":
+                elems = [self.none() if e is None else self.value_of(e, frame, loc) for e in a]
+                lt = T.OPTIONAL_TENSOR_LIST if typ.elem_optional else T.TENSOR_LIST
+            else:
+                raise NotImplementedError(f"tracing a {typ} argument")
+            node = g.append(g.create("prim::ListConstruct", elems))
+            return node.add_output(lt)
+        if base == "Tensor":
+            return self.value_of(a, frame, loc)
+        if base == "ScalarType":
+            return self.int_constant(a.scalar_type, loc)
+        if isinstance(a, _Enum):
+            return self.int_constant(a.value, loc)
+        if base == "Device":
+            return self.constant(str(a), T.DeviceType, loc, "s")
+        if base == "str":
+            return self.constant(a, T.StringType, loc, "s")
+        if base in ("int", "SymInt"):
+            return self.int_constant(a, loc)
+        if base == "bool":
+            return self.constant(int(a), T.BoolType, loc, "i")
+        if base == "float":
+            return self.constant(float(a), T.FloatType, loc, "f")
+        if base == "Scalar":
+            return self.scalar_constant(a, loc)
+        if base == "Generator":
+            raise RuntimeError("reftrace cannot trace an explicit Generator argument")
+        raise NotImplementedError(f"tracing a {typ} argument")
+
+    def _add_outputs(self, node, returns, result):
+        if len(returns) == 1:
+            self._add_output(node, returns[0].type, result)
+        else:
+            for r, value in zip(returns, result):
+                self._add_output(node, r.type, value)
+
+    def _add_output(self, node, typ, result):
+        if isinstance(result, Tensor):
+            self.set_value(result, node.add_output(T.TensorType.of(result)))
+        elif typ.is_list and typ.base == "Tensor":
+            lst = node.add_output(T.TENSOR_LIST)
+            unpack = self.graph.append(self.graph.create("prim::ListUnpack", [lst]))
+            for t in result:
+                self.set_value(t, unpack.add_output(T.TensorType.of(t)))
+        elif isinstance(result, bool):
+            node.add_output(T.BoolType)
+        elif isinstance(result, int):
+            node.add_output(T.IntType)
+        elif isinstance(result, float):
+            node.add_output(T.FloatType)
+        else:
+            raise NotImplementedError(f"tracing an op that returns {type(result).__name__}")
+
+    # -- traced sizes (python_variable_methods.cpp + tracer.cpp getSizeOf/getNumelOf) ----------
+    def traced_size(self, t, dim):
+        from .._tensor import _wrap_dim
+        dim = _wrap_dim(dim, t.dim())
+        return self._size_node(t, dim)
+
+    def _size_node(self, t, dim):
+        frame = user_frame()
+        loc = None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+        size_tensor = _long_scalar(t.shape_tuple[dim])
+        value = self.value_of(t, frame, loc)
+        dim_val = self.int_constant(dim, loc)
+        node = self.graph.append(self.graph.create("aten::size", [value, dim_val]))
+        node.source = loc
+        out = node.add_output(T.IntType)
+        ntt = self.graph.append(self.graph.create("prim::NumToTensor", [out]))
+        self.set_value(size_tensor, ntt.add_output(T.TensorType(D.int64, (), None, None, t.device)))
+        return size_tensor
+
+    def traced_sizes(self, t):
+        return Size(self._size_node(t, d) for d in range(t.dim()))
+
+    def traced_numel(self, t):
+        frame = user_frame()
+        loc = None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+        n = _long_scalar(int(t._array.size))
+        node = self.graph.append(self.graph.create("aten::numel", [self.value_of(t, frame, loc)]))
+        node.source = loc
+        out = node.add_output(T.IntType)
+        ntt = self.graph.append(self.graph.create("prim::NumToTensor", [out]))
+        self.set_value(n, ntt.add_output(T.TensorType(D.int64, (), None, None, t.device)))
+        return n
+
+    # -- warnings ---------------------------------------------------------------------------
+    def _warn(self, message):
+        if not self.warn:
+            return
+        # attribute the warning to the user's frame (torch warns from the Python caller)
+        f = user_frame()
+        module = f.f_globals.get("__name__", "") if f is not None else ""
+        registry = f.f_globals.setdefault("__warningregistry__", {}) if f is not None else None
+        warnings.warn_explicit(message, TracerWarning, f.f_code.co_filename if f else "<trace>",
+                               f.f_lineno if f else 0, module=module, registry=registry)
+
+    def warn_python_dataflow(self, t, kind):
+        self._warn("Converting a tensor to " + _CONVERSION_TEXT[kind] + WARN_PYTHON_DATAFLOW)
+
+    def warn_len(self):
+        self._warn("Using len to get tensor shape might cause the trace to be incorrect. "
+                   "Recommended usage would be tensor.shape[0]. Passing a tensor of different "
+                   "shape might lead to errors or silently give incorrect results.")
+
+    def warn_iterate(self):
+        self._warn("Iterating over a tensor might cause the trace to be incorrect. Passing a tensor "
+                   "of different shape won't change the number of iterations executed (and might "
+                   "lead to errors or silently give incorrect results).")
+
+    def constructor_result(self, t):
+        """torch.tensor / as_tensor / from_numpy inside a trace: a constant, said out loud."""
+        self._warn("torch.tensor" + WARN_CONSTRUCTOR)
+        return t
+
+    def _warn_live_references(self, name, t):
+        aliases = _live_references(t)
+        if aliases > 1:
+            self._warn(
+                f"There are {aliases} live references to the data region being modified when "
+                f"tracing in-place operator {name}. This might cause the trace to be incorrect, "
+                "because all other views that also reference this data will not reflect this "
+                "change in the trace! On the other hand, if all other views use the same memory "
+                "chunk, but are disjoint (e.g. are outputs of torch.split), this might still be safe.")
+
+
+def _unboxed(args, stash):
+    """The kernel's arguments: stashed number tensors replaced by their Python values."""
+    args = list(args)
+    for i in stash:
+        a = args[i]
+        args[i] = [e._to_number() if isinstance(e, Tensor) else e for e in a] if type(a) is list \
+            else a._to_number()
+    return args
+
+
+def _long_scalar(n):
+    t = scalar_to_tensor(int(n))
+    t._wrapped = False  # torch's size tensors are plain 0-dim Long tensors
+    return t
+
+
+def _live_references(t):
+    """storage().use_count(): live tensors sharing t's data (the root and its views)."""
+    import gc
+    root = t._base if t._base is not None else t
+    count = 1
+    for r in gc.get_referrers(root):
+        if isinstance(r, Tensor) and r is not root and r._base is root:
+            count += 1
+    return count
+
+
+def _cpp_tensor_text(t):
+    from ._constants import cpp_tensor_print
+    import numpy as np
+    from reftrace_backends import get_backend
+    host = np.asarray(get_backend(t.device.type).to_host(t._array))
+    if host.ndim == 0:
+        return f"{host.item()}\n[ CPU{t.dtype.ir_name}Type{{}} ]"
+    return cpp_tensor_print(host, t.dtype.ir_name, t.device.type)
+
+
+# -- ops torch's tracer records by hand (TraceTypeManual.cpp, gen_trace_type.py) ---------------
+
+def _record_copy_(state, op, args, frame, loc):
+    """copy_: graph->insert(aten::copy_, {self, src}); under _force_outplace, expand_as when
+    nothing else views self's data."""
+    self_t, src, non_blocking = args
+    g = state.graph
+    if state.force_outplace and _live_references(self_t) <= 1:
+        node = g.create("aten::expand_as", [state.value_of(src, frame, loc), state.value_of(self_t, frame, loc)])
+        from ..ops import OVERLOADS
+        node.op = OVERLOADS.get("aten::expand_as")
+    else:
+        ins = [state.value_of(self_t, frame, loc), state.value_of(src, frame, loc)]
+        ins.append(state.constant(int(non_blocking), T.BoolType, None, "i"))
+        node = g.create("aten::copy_", ins, op)
+    node.source = loc
+    g.append(node)
+    if state.force_outplace:
+        state._warn_live_references("copy_ (possibly due to an assignment)", self_t)
+    result = state.run_untraced(op, args)
+    state.set_value(result, node.add_output(T.TensorType.of(result)))
+    return result
+
+
+def _record_detach_(state, op, args, frame, loc):
+    """detach_ is always recorded as aten::detach (TraceTypeManual.cpp)."""
+    from ..ops import OVERLOADS
+    g = state.graph
+    node = g.create("aten::detach", [state.value_of(args[0], frame, loc)], OVERLOADS.get("aten::detach"))
+    node.source = loc
+    g.append(node)
+    result = state.run_untraced(op, args)
+    state.set_value(result, node.add_output(T.TensorType.of(result)))
+    return result
+
+
+def _record_as_like(kind):
+    """fill_ -> full_like / zero_ -> zeros_like under _force_outplace, with the extra options
+    torch's RENAME_TRACE_ADD_ARGS adds (dtype None, layout, device, pin_memory, preserve)."""
+    def record(state, op, args, frame, loc):
+        from ..ops import OVERLOADS
+        g = state.graph
+        self_t = args[0]
+        ins = [state.value_of(self_t, frame, loc)]
+        if kind == "aten::full_like":
+            value = args[1]
+            ins.append(state.value_of(value, frame, loc) if isinstance(value, Tensor)
+                       else state.scalar_constant(value, loc))
+        ins += [state.none(), state.int_constant(0, loc), state.constant(str(self_t.device), T.DeviceType, loc, "s"),
+                state.constant(0, T.BoolType, loc, "i"), state.int_constant(1, loc)]
+        node = g.create(kind, ins, OVERLOADS.get(kind + ".default") or OVERLOADS.get(kind))
+        node.source = loc
+        g.append(node)
+        state._warn_live_references(op.name.split("::")[1], self_t)
+        result = state.run_untraced(op, args)
+        state.set_value(result, node.add_output(T.TensorType.of(result)))
+        return result
+    return record
+
+
+_SPECIAL = {"aten::copy_": _record_copy_, "aten::detach_": _record_detach_}
+_FORCE_OUTPLACE = {"aten::copy_": _record_copy_, "aten::detach_": _record_detach_,
+                   "aten::fill_.Scalar": _record_as_like("aten::full_like"),
+                   "aten::fill_.Tensor": _record_as_like("aten::full_like"),
+                   "aten::zero_": _record_as_like("aten::zeros_like")}
