@@ -1,0 +1,344 @@
+"""Matrix products and friends: matmul, mm, bmm, mv, dot, addmm, linear, outer/ger, diag, inverse.
+
+The products never promote: both operands must have the same dtype (each op with its own
+message). The numbers come from one ``xp.matmul`` call (BLAS for floats, so float32 results
+agree with torch's to rounding); the results are contiguous, as torch's CPU kernels make them.
+
+``matmul`` follows LinearAlgebra.cpp's ``_matmul_impl`` case by case only to decide which
+underlying op (dot, mv, mm, folded mm/mv, or broadcast bmm) torch would run, because that op's
+checks produce the error text a user sees (``mat1 and mat2 shapes cannot be multiplied (10x3 and
+4x5)`` names the folded shape).
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import _fresh, _strided, _view_of, contiguous_strides, xp_of
+from ._iter import broadcast_shapes, empty_strided_array
+from ._pointwise_helpers import write_inplace
+from ._registry import op
+from .arithmetic import add, mul
+from .casts import checked_scalar
+
+
+class _LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError (torch._C._LinAlgError): a RuntimeError for singular inputs."""
+
+
+LinAlgError = _LinAlgError
+
+# C++ type names as the mm dtype check prints them
+_CPP_TYPES = {D.bool: "bool", D.uint8: "unsigned char", D.int8: "signed char",
+              D.int16: "short int", D.int32: "int", D.int64: "long int", D.float16: "c10::Half",
+              D.float32: "float", D.float64: "double", D.complex64: "c10::complex<float>",
+              D.complex128: "c10::complex<double>"}
+
+
+def _product(a, b, kernel_name):
+    """a @ b in their (common) dtype; torch's CPU kernels have no bool instantiation."""
+    if a.dtype is D.bool:
+        raise NotImplementedError(f"\"{kernel_name}\" not implemented for 'Bool'")
+    return _fresh(xp_of(a).asarray(xp_of(a).matmul(a._array, b._array)), a.dtype, a.device)
+
+
+def _dims(shape):
+    return "x".join(map(str, shape))
+
+
+# -- the checks of each underlying op, on shapes (matmul checks folded shapes) -------------------
+
+def _check_mm(shape1, shape2, dt1, dt2):
+    if shape1[1] != shape2[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_dims(shape1)} and "
+                           f"{_dims(shape2)})")
+    if dt1 is not dt2:
+        raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
+                           f"{_CPP_TYPES[dt1]} != {_CPP_TYPES[dt2]}")
+
+
+def _check_mv(mat_shape, vec_len, mat_dt, vec_dt):
+    if mat_shape[1] != vec_len:
+        raise RuntimeError(f"size mismatch, got input ({mat_shape[0]}), mat ({_dims(mat_shape)}), "
+                           f"vec ({vec_len})")
+    if mat_dt is not vec_dt:
+        # mv's result takes vec's dtype, and addmv names (result, mat, vec)
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           f"{vec_dt.ir_name}, {mat_dt.ir_name}, and {vec_dt.ir_name}")
+
+
+def _check_bmm(shape1, shape2, dt1, dt2):
+    if shape2[:2] != (shape1[0], shape1[2]):
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{shape1[0]}, {shape1[2]}] but got: [{shape2[0]}, {shape2[1]}].")
+    if dt1 is not dt2:
+        raise RuntimeError(f"expected scalar type {dt1.ir_name} but found {dt2.ir_name}")
+
+
+# -- ops -------------------------------------------------------------------------------------
+
+@op("dot(Tensor self, Tensor tensor) -> Tensor", variants=("function", "method"))
+def dot(self, tensor):
+    d1, d2 = self._array.ndim, tensor._array.ndim
+    if d1 != 1 or d2 != 1:
+        raise RuntimeError(f"1D tensors expected, but got {d1}D and {d2}D tensors")
+    if self.dtype is not tensor.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{self.dtype.ir_name} and {tensor.dtype.ir_name}")
+    n1, n2 = self._array.size, tensor._array.size
+    if n1 != n2:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n1}] and src [{n2}] to "
+                           f"have the same number of elements, but got {n1} and {n2} elements "
+                           "respectively")
+    return _product(self, tensor, "dot")
+
+
+@op("mv(Tensor self, Tensor vec) -> Tensor", variants=("function", "method"))
+def mv(self, vec):
+    if self._array.ndim != 2 or vec._array.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self._array.ndim}, "
+                           f"{vec._array.ndim}")
+    _check_mv(self._array.shape, vec._array.shape[0], self.dtype, vec.dtype)
+    return _product(self, vec, "addmv_impl_cpu")
+
+
+@op("mm(Tensor self, Tensor mat2) -> Tensor", variants=("function", "method"))
+def mm(self, mat2):
+    if self._array.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2._array.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _check_mm(self._array.shape, mat2._array.shape, self.dtype, mat2.dtype)
+    return _product(self, mat2, "addmm_impl_cpu_")
+
+
+@op("bmm(Tensor self, Tensor mat2) -> Tensor", variants=("function", "method"))
+def bmm(self, mat2):
+    if self._array.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2._array.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    _check_bmm(self._array.shape, mat2._array.shape, self.dtype, mat2.dtype)
+    return _product(self, mat2, "bmm")
+
+
+def _should_fold(t1, t2):
+    """LinearAlgebra.cpp should_fold: fold the larger operand's batch into mm/mv rows when that
+    needs no copy (or when the smaller operand requires grad)."""
+    d1, d2 = t1._array.ndim, t2._array.ndim
+    big, small_dim = (t1, d2) if d1 >= d2 else (t2, d1)
+    if not (big._array.ndim >= 3 and small_dim <= 2):
+        return False
+    if (t2 if d1 >= d2 else t1).requires_grad:
+        return True
+    if d1 == 2:
+        return False
+    if big._array.size == 0:
+        return True
+    shape, strides = list(big._array.shape), list(big.stride())
+    if d1 < d2:  # the larger operand is used transposed (mT)
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _check_matmul(a, b):
+    """Run the checks of the op torch's matmul would dispatch to (see the module docstring);
+    returns the name of the CPU kernel it would run."""
+    d1, d2 = a._array.ndim, b._array.ndim
+    s1, s2 = a._array.shape, b._array.shape
+    if _should_fold(a, b):
+        if d1 >= d2:  # fold a's batch into rows: (B*n, m1) @ b
+            rows, other, dts = (int(np.prod(s1[:-1])), s1[-1]), s2, (a.dtype, b.dtype)
+        else:  # b.mT folded into rows, times a.t() (or the vector a)
+            rows = (int(np.prod(s2[:-2])) * s2[-1], s2[-2])
+            other, dts = s1[::-1], (b.dtype, a.dtype)
+        if len(other) == 2:
+            _check_mm(rows, other, *dts)
+            return "addmm_impl_cpu_"
+        _check_mv(rows, other[0], *dts)
+        return "addmv_impl_cpu"
+    n, m1 = (s1[-2] if d1 > 1 else 1), s1[-1]
+    m2, p = (s2[-2], s2[-1]) if d2 > 1 else (s2[0], 1)
+    batch = broadcast_shapes(s1[:-2], s2[:-2])
+    count = int(np.prod(batch))
+    _check_bmm((count, n, m1), (count, m2, p), a.dtype, b.dtype)
+    return "bmm"
+
+
+@op("matmul(Tensor self, Tensor other) -> Tensor", variants=("function", "method"))
+def matmul(self, other):
+    d1, d2 = self._array.ndim, other._array.ndim
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{d1}D and {d2}D")
+    if d2 == 1 and d1 <= 2:
+        return dot.kernel(self, other) if d1 == 1 else mv.kernel(self, other)
+    if d2 == 2 and d1 <= 2:
+        if d1 == 1:  # self.unsqueeze(0).mm(other).squeeze_(0)
+            _check_mm((1,) + self._array.shape, other._array.shape, self.dtype, other.dtype)
+            return _product(self, other, "addmm_impl_cpu_")
+        return mm.kernel(self, other)
+    kernel_name = _check_matmul(self, other)
+    a = self._array
+    if d2 == 2 and a.flags.c_contiguous:
+        # one big GEMM over the folded rows, as torch does (NumPy would loop over the batch)
+        rows = _fresh(_fold_rows(a), self.dtype, self.device)
+        out = _product(rows, other, kernel_name)
+        return _fresh(out._array.reshape(a.shape[:-1] + (other._array.shape[-1],)),
+                      out.dtype, out.device)
+    return _product(self, other, kernel_name)
+
+
+def _fold_rows(a):
+    """A C-contiguous (..., k) array as (rows, k) (explicit sizes: k may be 0)."""
+    return a.reshape(int(np.prod(a.shape[:-1])), a.shape[-1])
+
+
+def _expand_error(target, shape, dim, size):
+    return RuntimeError(
+        f"The expanded size of the tensor ({target[dim]}) must match the existing size ({size}) "
+        f"at non-singleton dimension {dim}.  Target sizes: [{', '.join(map(str, target))}].  "
+        f"Tensor sizes: [{', '.join(map(str, shape))}]")
+
+
+def _check_expand(shape, target):
+    """Tensor.expand's check: ``shape`` must broadcast to exactly ``target``."""
+    offset = len(target) - len(shape)
+    for i, size in enumerate(shape):
+        if size != 1 and size != target[offset + i]:
+            raise _expand_error(target, shape, offset + i, size)
+
+
+@op("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    variants=("function", "method"))
+def addmm(self, mat1, mat2, beta, alpha):
+    """beta * self + alpha * (mat1 @ mat2); beta == 0 ignores self (NaNs included), as BLAS."""
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m._array.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m._array.ndim}-D tensor")
+    s1, s2 = mat1._array.shape, mat2._array.shape
+    if s1[1] != s2[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_dims(s1)} and "
+                           f"{_dims(s2)})")
+    for name, t in (("self", self), ("mat1", mat1)):
+        if t.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{t.dtype.ir_name} and {mat2.dtype.ir_name}")
+    _check_expand(self._array.shape, (s1[0], s2[1]))
+    out = _product(mat1, mat2, "addmm_impl_cpu_")
+    # the scalars in the result's type: integer results truncate them (alpha=1.5 acts as 1)
+    alpha, beta = checked_scalar(alpha, out.dtype), checked_scalar(beta, out.dtype)
+    arr = out._array
+    if alpha != 1:
+        arr *= alpha
+    if beta != 0:
+        arr += self._array if beta == 1 else self._array * np.asarray(beta, arr.dtype)
+    return out
+
+
+def _t(w):
+    """w.t() as a view (linear needs weight.t(); the shape family owns the public op)."""
+    if w._array.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{w._array.ndim}D")
+    return _view_of(w, w._array.T, w.stride()[::-1])
+
+
+@op("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", variants=())
+def linear(input, weight, bias):
+    """torch's composite: addmm for 2-d (and contiguous 3-d) input with bias, else matmul then an
+    in-place add of the bias (whose broadcast and cast rules then apply)."""
+    wt = _t(weight)
+    a = input._array
+    if bias is not None and (a.ndim == 2 or (a.ndim == 3 and input.is_contiguous())):
+        rows = _fold_rows(a)  # a view: 3-d input is folded into rows
+        out = addmm.kernel(bias, _view_of(input, rows, contiguous_strides(rows.shape)), wt, 1, 1)
+        if a.ndim == 3:
+            out = _fresh(out._array.reshape(a.shape[:-1] + wt._array.shape[-1:]), out.dtype,
+                         out.device)
+        return out
+    out = matmul.kernel(input, wt)
+    return out if bias is None else write_inplace(out, add.kernel(out, bias, 1))
+
+
+@op("outer(Tensor self, Tensor vec2) -> Tensor", variants=("function", "method"))
+def outer(self, vec2):
+    for name, t in (("self", self), ("vec2", vec2)):
+        if t._array.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._array.ndim}-D")
+    column = _view_of(self, self._array[:, None], (self.stride()[0], 1))
+    return mul.kernel(column, vec2)  # self.reshape(-1, 1) * vec2: promotes like mul
+
+
+@op("ger(Tensor self, Tensor vec2) -> Tensor", variants=("function", "method"))
+def ger(self, vec2):
+    return outer.kernel(self, vec2)
+
+
+@op("diag(Tensor self, int diagonal=0) -> Tensor", variants=("function", "method"))
+def diag(self, diagonal):
+    xp, a = xp_of(self), self._array
+    if a.ndim == 1:
+        return _fresh(xp.diag(a, diagonal), self.dtype, self.device)
+    if a.ndim == 2:
+        return _fresh(xp.diagonal(a, diagonal).copy(), self.dtype, self.device)  # never a view
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
+
+
+def _singular_pivot(matrix):
+    """LAPACK getrf's ``info``: the 1-based index of the first exactly-zero pivot of an LU
+    factorisation with partial pivoting (0: none)."""
+    a = np.array(matrix, dtype=np.result_type(matrix.dtype, np.float32))
+    n = a.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(a[k:, k])))
+        if a[p, k] == 0:
+            return k + 1
+        a[[k, p]] = a[[p, k]]
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+    return 0
+
+
+def _inverse_error(a, batched):
+    """The message for the first singular matrix of the batch, as linalg.inv words it."""
+    host = a.reshape((-1,) + a.shape[-2:])
+    for index, matrix in enumerate(host):
+        info = _singular_pivot(matrix)
+        if info:
+            prefix = f"(Batch element {index}): " if batched else ""
+            return _LinAlgError(f"linalg.inv: {prefix}The diagonal element {info} is zero, the "
+                                "inversion could not be completed because the input matrix is "
+                                "singular.")
+    return _LinAlgError("linalg.inv: the inversion could not be completed")
+
+
+@op("inverse(Tensor self) -> Tensor", variants=("function", "method"))
+def inverse(self):
+    return linalg_inv.kernel(self)
+
+
+# torch.jit.trace's NormalizeOps pass rewrites aten::inverse nodes to aten::linalg_inv (and
+# aten::ger to aten::outer), so traced graphs name this op too
+@op("linalg_inv(Tensor A) -> Tensor", variants=())
+def linalg_inv(self):
+    a = self._array
+    if a.ndim < 2:
+        raise RuntimeError("linalg.inv: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError("linalg.inv: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if self.dtype.category <= 1:
+        raise RuntimeError("linalg.inv: Expected a floating point or complex tensor as input. "
+                           f"Got {self.dtype.ir_name}")
+    if self.dtype is D.float16:
+        raise RuntimeError("linalg.inv: Low precision dtypes not supported. Got Half")
+    xp = xp_of(self)
+    try:
+        inv = xp.linalg.inv(a) if a.size else a.copy()
+    except np.linalg.LinAlgError:
+        raise _inverse_error(a, a.ndim > 2) from None
+    # LAPACK's results are column-major matrices: strides (..., 1, n)
+    n = a.shape[-1]
+    strides = contiguous_strides(a.shape[:-2] + (n * n,))[:-1] + (1, max(n, 1))
+    out = empty_strided_array(xp, a.shape, strides, a.dtype)
+    out[...] = inv
+    return _strided(out, self.dtype, self.device, strides)
