@@ -60,7 +60,8 @@ def _new_from_data(data, dtype, device):
     if np.shape(host) != () and host.dtype == object:
         raise ValueError("expected sequence of equal-length sequences")
     array = host if device.type == "cpu" else get_backend(device.type).from_host(host)
-    return _fresh(np.ascontiguousarray(array) if device.type == "cpu" else array, dtype, device)
+    # _fresh makes the array contiguous (np.ascontiguousarray would turn a 0-dim array into 1-dim)
+    return _fresh(array, dtype, device)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -93,7 +94,7 @@ def as_tensor(data, dtype=None, device=None):
     t = _new_from_data(data, dtype, device)
     tracer = STATE.tracer
     if tracer is not None:
-        t = tracer.constructor_result(t)
+        t = tracer.constructor_result(t, "torch.as_tensor")
     return t
 
 
@@ -114,5 +115,5 @@ def from_numpy(array):
     t = _strided(array, dtype, CPU, strides)
     tracer = STATE.tracer
     if tracer is not None:
-        t = tracer.constructor_result(t)
+        t = tracer.constructor_result(t, "torch.from_numpy")
     return t

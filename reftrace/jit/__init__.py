@@ -1,6 +1,7 @@
 """reftrace.jit: tracing (torch.jit.trace), the graph IR, the interpreter."""
 from ._trace import trace, is_tracing, trace_graph
 from .tracer import TracerWarning
+from ._check import TracingCheckError
 from .ir import Graph, Node, Value
 
-__all__ = ["trace", "is_tracing", "TracerWarning", "Graph", "Node", "Value"]
+__all__ = ["trace", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value"]

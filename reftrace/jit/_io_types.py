@@ -100,13 +100,9 @@ def input_types(inputs):
     try:
         t = infer_type(tuple(inputs))
     except _InferError as e:
-        from .._tensor_str import tensor_repr  # noqa: F401  (reprs of tensors in the message)
-        raise RuntimeError(f"Tracer cannot infer type of {_py_repr(tuple(inputs))}\n:{e}") from None
+        raise RuntimeError(f"Tracer cannot infer type of {tuple(inputs)!r}\n:{e}") from None
     if not _traceable(t):
         raise RuntimeError(f"Type '{_annotation(t)}' cannot be traced. Only Tensors and (possibly "
                            "nested) Lists, Dicts, and Tuples of Tensors can be traced")
     return t.elems
 
-
-def _py_repr(v):
-    return repr(v)

@@ -16,7 +16,7 @@ from .._dispatch import STATE
 from .._tensor import Tensor
 from . import _types as T
 from ._io_types import STRICT_TRACER_MSG, input_types
-from .passes import dead_code_elimination, lower_simple_tuples
+from .passes import dead_code_elimination, lower_simple_tuples, normalize_ops
 from .tracer import TracingState, TracerWarning, user_frame
 
 
@@ -41,7 +41,9 @@ def _add_input(state, value_in, typ, value):
         if state.has_value(t):
             # the same tensor twice (or aliasing a parameter): it gets its own input via a view
             t = t.view(t.shape_tuple)
-        value.setType(typ)
+        # setValue: an incomplete type (a list or dict element's plain Tensor) is completed
+        # from the tensor itself
+        value.setType(typ if typ.scalar_type is not None else T.TensorType.of(t))
         state.set_value(t, value)
         return t
     if isinstance(typ, T.TupleType):
@@ -140,6 +142,7 @@ def trace_graph(fn, example_inputs, *, strict=True, force_outplace=False, argume
         STATE.tracer = None
     lower_simple_tuples(state.graph)
     dead_code_elimination(state.graph)
+    normalize_ops(state.graph)
     return state, out
 
 

@@ -49,18 +49,25 @@ class Interpreter:
         self.graph = graph
         self._plan = None
 
-    def _last_uses(self):
-        """For each node, the values whose last use it is (freed right after it runs)."""
+    def _compile(self):
+        """One step per node: (hook, node, input values, output values, values to free).
+        Hooks are looked up once here, so a subclass's overrides are honoured and the run loop
+        does no string work."""
+        graph = self.graph
         last = {}
-        for n in self.graph:
+        for n in graph:
             for v in n.inputs_:
                 last[v] = n
-        outputs = set(self.graph.ret.inputs_)
+        outputs = set(graph.ret.inputs_)
         frees = {}
         for v, n in last.items():
             if v not in outputs:
                 frees.setdefault(n, []).append(v)
-        return frees
+        plan = []
+        for n in graph:
+            hook = getattr(self, n.kind_.replace("::", "_"), None) or self.call_op
+            plan.append((hook, n, n.inputs_, n.outputs_, frees.get(n, ())))
+        return plan
 
     def run(self, *args):
         graph = self.graph
@@ -72,25 +79,24 @@ class Interpreter:
             check_input(v.type_, a, v.debugName())
             env[v] = a
         if self._plan is None:
-            self._plan = self._last_uses()
-        frees = self._plan
-        for node in graph:
-            self.run_node(node, env)
-            dead = frees.get(node)
-            if dead:
-                for v in dead:
-                    env.pop(v, None)
+            self._plan = self._compile()
+        for hook, node, ins, outs, dead in self._plan:
+            result = hook(node, [env[v] for v in ins])
+            if len(outs) == 1:
+                env[outs[0]] = result
+            elif outs:
+                for o, r in zip(outs, result):
+                    env[o] = r
+            for v in dead:
+                del env[v]
         outs = [env[v] for v in graph.ret.inputs_]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    # -- hooks -----------------------------------------------------------------------------
+    # -- hooks: one per node kind (prim_Constant, aten_size ...); call_op for every other op ----
     def run_node(self, node, env):
-        hook = getattr(self, node.kind_.replace("::", "_"), None)
-        args = [env[v] for v in node.inputs_]
-        if hook is not None:
-            result = hook(node, args)
-        else:
-            result = self.call_op(node, args)
+        """Run one node against an environment (for callers stepping through a graph)."""
+        hook = getattr(self, node.kind_.replace("::", "_"), None) or self.call_op
+        result = hook(node, [env[v] for v in node.inputs_])
         outs = node.outputs_
         if len(outs) == 1:
             env[outs[0]] = result
@@ -104,10 +110,7 @@ class Interpreter:
             raise RuntimeError(f"reftrace's interpreter cannot run {node.kind_}")
         for i, conv in _converters(op):
             args[i] = conv(args[i])
-        result = run_kernel(op, args)
-        if type(result) is list and len(node.outputs_) == 1:
-            return result
-        return result
+        return run_kernel(op, args)
 
     def prim_Constant(self, node, args):
         if not node.attrs:

@@ -76,3 +76,47 @@ def replace_uses(graph, mapping):
     for n in list(graph) + [graph.ret]:
         if any(i in mapping for i in n.inputs_):
             n.inputs_ = [mapping.get(i, i) for i in n.inputs_]
+
+
+# normalize_ops.cpp getOperatorAliasMap, as torch 2.13 applies it (det, inverse and matrix_power
+# are normalised to their linalg_ forms in 2.13; checked against the installed wheel).
+OPERATOR_ALIASES = {
+    "absolute": "abs", "absolute_": "abs_", "clip": "clamp", "clip_": "clamp_",
+    "det": "linalg_det", "inverse": "linalg_inv", "matrix_power": "linalg_matrix_power",
+    "ger": "outer", "arccos": "acos", "arccos_": "acos_", "arcsin": "asin", "arcsin_": "asin_",
+    "arctan": "atan", "arctan_": "atan_", "arccosh": "acosh", "arccosh_": "acosh_",
+    "arcsinh": "asinh", "arcsinh_": "asinh_", "arctanh": "atanh", "arctanh_": "atanh_",
+    "fix": "trunc", "fix_": "trunc_", "negative": "neg", "negative_": "neg_",
+    "subtract": "sub", "subtract_": "sub_", "greater_equal": "ge", "greater_equal_": "ge_",
+    "greater": "gt", "greater_": "gt_", "less_equal": "le", "less_equal_": "le_",
+    "less": "lt", "less_": "lt_", "not_equal": "ne", "not_equal_": "ne_",
+    "divide": "div", "divide_": "div_", "multiply": "mul", "multiply_": "mul_",
+    "true_divide": "div", "true_divide_": "div_", "row_stack": "vstack",
+    "swapdims": "transpose", "swapdims_": "transpose_", "swapaxes": "transpose",
+    "swapaxes_": "transpose_", "moveaxis": "movedim", "degrees": "rad2deg",
+    "degrees_": "rad2deg_", "radians": "deg2rad", "radians_": "deg2rad_",
+}
+
+
+def normalize_ops(graph):
+    """NormalizeOps: op aliases become their normal form. Like torch, the node is replaced by a
+    new one whose outputs are new values (new numbers; debug names move over)."""
+    for n in list(graph):
+        if not n.kind_.startswith("aten::") or not n.inputs_:
+            continue
+        target = OPERATOR_ALIASES.get(n.kind_[6:])
+        if target is None or not isinstance(n.inputs_[0].type_, (T.TensorType, T.ListType)):
+            continue
+        new = graph.create("aten::" + target, n.inputs_, n.op)  # same kernel: the ops are aliases
+        new.source, new.scope = n.source, n.scope
+        graph.insert_after(new, n)
+        mapping = {}
+        for o in n.outputs_:
+            v = new.add_output(o.type_)
+            if o.name is not None:
+                name = o.name
+                graph.set_debug_name(o, None)
+                graph.set_debug_name(v, name)
+            mapping[o] = v
+        replace_uses(graph, mapping)
+        n.destroy()

@@ -101,7 +101,6 @@ class TracingState:
                     self.graph.set_debug_name(value, name)
             return value
         if t.requires_grad:
-            from .._tensor_str import tensor_repr
             raise RuntimeError(
                 "Cannot insert a Tensor that requires grad as a constant. Consider making it a "
                 f"parameter or input, or detaching the gradient\nTensor:\n{_cpp_tensor_text(t)}")
@@ -336,10 +335,19 @@ class TracingState:
                    "of different shape won't change the number of iterations executed (and might "
                    "lead to errors or silently give incorrect results).")
 
-    def constructor_result(self, t):
-        """torch.tensor / as_tensor / from_numpy inside a trace: a constant, said out loud."""
-        self._warn("torch.tensor" + WARN_CONSTRUCTOR)
-        return t
+    def constructor_result(self, t, constructor="torch.tensor"):
+        """A tensor made from Python/NumPy data inside a trace: torch bakes it as a constant and
+        records the conversion it makes (internal_new_from_data): ``torch.tensor`` ->
+        ``aten::to`` + ``aten::detach``, ``torch.as_tensor`` -> ``aten::to``,
+        ``torch.from_numpy`` -> ``aten::lift_fresh``; each warns that the result is a constant."""
+        from ..ops import get_packet
+        self._warn(constructor + WARN_CONSTRUCTOR)
+        if constructor == "torch.from_numpy":
+            return get_packet("lift_fresh")(t)
+        out = get_packet("to")(t, t.device, t.dtype, False, False)
+        if constructor == "torch.tensor":
+            out = out.detach_()
+        return out
 
     def _warn_live_references(self, name, t):
         aliases = _live_references(t)

@@ -1,0 +1,279 @@
+"""The trace checker: torch/jit/_trace.py's _check_trace, for traced functions.
+
+For each check input: re-trace the function on cloned inputs; run the trace and the Python
+function on clones and compare their top-level tensor outputs (assert_close on doubles,
+rtol=check_tolerance); warn per mismatch ("Output nr K. ...", preceded once by the
+nondeterministic-nodes warning); when they match, compare against the re-trace too. Then diff
+the canonicalised, shape-erased graphs and compare tensor-valued constants: any difference is a
+TracingCheckError. Messages are torch 2.13's.
+
+One deliberate difference (spec rule CHK-RNG): the random generator state is saved before the
+checker runs and restored after it, so the caller sees the draws it would have seen without
+checking. torch leaves the generator advanced.
+"""
+import difflib
+import re
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from . import _types as T
+from .ir import Graph, format_graph, format_node
+from .tracer import TracerWarning
+
+
+def indent(s):
+    return "\n".join("\t" + line for line in s.splitlines())
+
+
+class TracingCheckError(Exception):
+    def __init__(self, graph_diff_error, tensor_compare_error, extra_msg=None):
+        self.message = "Tracing failed sanity checks!\n"
+        if extra_msg is not None:
+            self.message += extra_msg + "\n"
+        if graph_diff_error is not None:
+            self.message += "ERROR: Graphs differed across invocations!\n"
+            self.message += indent(graph_diff_error) + "\n"
+        if tensor_compare_error is not None:
+            self.message += ("ERROR: Tensor-valued Constant nodes differed in value across "
+                             "invocations. This often indicates that the tracer has encountered "
+                             "untraceable code.\n")
+            self.message += indent(tensor_compare_error) + "\n"
+        super().__init__(self.message)
+
+
+# -- canonical form (_jit_pass_canonicalize + _jit_pass_erase_shape_information) -----------------
+
+def canonical_text(graph):
+    """Unnamed values renumbered in order of definition, every tensor type erased to Tensor."""
+    numbers = {}
+    counter = [0]
+
+    def name(v):
+        if v.name is not None:
+            return v.name
+        if v not in numbers:
+            numbers[v] = str(counter[0])
+            counter[0] += 1
+        return numbers[v]
+
+    for v in graph.param.outputs_:
+        name(v)
+    lines = ["graph(" + ",\n      ".join(f"%{name(v)} : {T.erase_shape(v.type_)}" for v in graph.param.outputs_) + "):\n"]
+    node_lines = []
+    for n in graph:
+        for o in n.outputs_:
+            name(o)
+        text = _canonical_node(n, name)
+        lines.append(text)
+        node_lines.append((n, text))
+    lines.append("  return (" + ", ".join("%" + name(v) for v in graph.ret.inputs_) + ")\n")
+    return "".join(lines), node_lines
+
+
+def _canonical_node(n, name):
+    from .ir import _format_attr
+    parts = ["  "]
+    if n.outputs_:
+        parts.append(", ".join(f"%{name(o)} : {T.erase_shape(o.type_)}" for o in n.outputs_) + " = ")
+    parts.append(n.kind_)
+    if n.attrs:
+        parts.append("[" + ", ".join(f"{k}={_format_attr(kind, v)}" for k, (kind, v) in n.attrs.items()) + "]")
+    parts.append("(" + ", ".join("%" + name(i) for i in n.inputs_) + ")")
+    if n.scope:
+        parts.append(", scope: " + n.scope)
+    if n.source is not None:
+        parts.append(f" # {n.source[0]}:{n.source[1]}:0")
+    return "".join(parts) + "\n"
+
+
+def _graph_diagnostics(traced_graph, check_graph):
+    mod_str, mod_nodes = canonical_text(traced_graph)
+    check_str, check_nodes = canonical_text(check_graph)
+    graph_diff_errors = None
+    if mod_str != check_str:
+        diff = difflib.ndiff(mod_str.splitlines(True), check_str.splitlines(True))
+        graph_diff_errors = "Graph diff:\n" + indent("".join(diff)) + "\n"
+        for (n_mod, s_mod), (n_check, s_check) in zip(mod_nodes, check_nodes):
+            if s_mod != s_check:
+                graph_diff_errors += "First diverging operator:\n"
+                node_diff = difflib.ndiff(s_mod.splitlines(True), s_check.splitlines(True))
+                printout = "Node diff:\n" + indent("".join(node_diff)) + "\n"
+                if n_mod.sourceRange():
+                    printout += "Trace source location:\n" + indent(n_mod.sourceRange()) + "\n"
+                if n_check.sourceRange():
+                    printout += "Check source location:\n" + indent(n_check.sourceRange()) + "\n"
+                graph_diff_errors += printout
+                break
+    tensor_errors = None
+    for (n_mod, s_mod), (n_check, _) in zip(mod_nodes, check_nodes):
+        if n_mod.kind_ != n_check.kind_:
+            break
+        if n_mod.kind_ == "prim::Constant" and n_mod.hasAttribute("value") and n_check.hasAttribute("value"):
+            if n_mod.kindOf("value") != "t" or n_check.kindOf("value") != "t":
+                continue
+            try:
+                assert_close(n_mod.t("value"), n_check.t("value"), equal_nan=True)
+            except AssertionError as e:
+                tensor_errors = "Node:\n" + indent(s_mod.rstrip("\n")) + "\n"
+                if n_mod.sourceRange():
+                    tensor_errors += "Source Location:\n" + indent(n_mod.sourceRange()) + "\n"
+                tensor_errors += "Comparison exception: " + indent(str(e))
+                break
+    return graph_diff_errors, tensor_errors
+
+
+# -- assert_close (torch.testing), the part the checker uses ------------------------------------
+
+_DEFAULT_TOLERANCES = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7),
+                       "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}
+
+
+def default_atol(*tensors):
+    return max(_DEFAULT_TOLERANCES.get(t.dtype.name, (0.0, 0.0))[1] for t in tensors)
+
+
+def _host(t):
+    from reftrace_backends import get_backend
+    return np.asarray(get_backend(t.device.type).to_host(t._array))
+
+
+def assert_close(actual, expected, rtol=None, atol=None, equal_nan=False):
+    """torch.testing.assert_close for two tensors, with its message for value mismatches."""
+    if actual.shape_tuple != expected.shape_tuple:
+        raise AssertionError(f"The values for attribute 'shape' do not match: "
+                             f"torch.Size({list(actual.shape_tuple)}) != torch.Size({list(expected.shape_tuple)}).")
+    if actual.dtype is not expected.dtype:
+        raise AssertionError(f"The values for attribute 'dtype' do not match: {actual.dtype} != {expected.dtype}.")
+    if rtol is None:
+        rtol = max(_DEFAULT_TOLERANCES.get(t.dtype.name, (0.0, 0.0))[0] for t in (actual, expected))
+    if atol is None:
+        atol = default_atol(actual, expected)
+    a, e = _host(actual).astype(np.float64 if not actual.dtype.is_complex else np.complex128), \
+        _host(expected).astype(np.float64 if not expected.dtype.is_complex else np.complex128)
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    if close.all():
+        return
+    kind = "Scalars" if a.ndim == 0 else "Tensor-likes"
+    total = a.size
+    bad = int((~close).sum())
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        abs_diff = np.abs(a - e)
+        rel_diff = abs_diff / np.abs(e)
+    abs_diff = np.where(close, 0, abs_diff)
+    rel_diff = np.where(close, 0, rel_diff)
+    msg = f"{kind} are not close!\n\n"
+    if a.ndim == 0:
+        msg += (f"Expected {e.item()} but got {a.item()}.\n"
+                f"Absolute difference: {abs_diff.item()} (up to {atol} allowed)\n"
+                f"Relative difference: {rel_diff.item()} (up to {rtol} allowed)")
+    else:
+        ia = np.unravel_index(int(np.nanargmax(abs_diff)), a.shape)
+        ir = np.unravel_index(int(np.nanargmax(rel_diff)), a.shape)
+        msg += (f"Mismatched elements: {bad} / {total} ({bad / total * 100:.1f}%)\n"
+                f"Greatest absolute difference: {abs_diff[ia]} at index {tuple(int(i) for i in ia)} (up to {atol} allowed)\n"
+                f"Greatest relative difference: {rel_diff[ir]} at index {tuple(int(i) for i in ir)} (up to {rtol} allowed)")
+    raise AssertionError(msg)
+
+
+# -- the protocol ----------------------------------------------------------------------------------
+
+def _clone_inputs(inputs):
+    def clone(v):
+        if isinstance(v, Tensor):
+            c = v.detach().clone()
+            c.requires_grad_(v.requires_grad)
+            return c
+        if isinstance(v, tuple):
+            return tuple(clone(e) for e in v)
+        if isinstance(v, list):
+            return [clone(e) for e in v]
+        if isinstance(v, dict):
+            return {k: clone(e) for k, e in v.items()}
+        return v
+    return clone(inputs)
+
+
+def check_trace(traced, func, check_inputs, check_tolerance, strict, force_outplace):
+    from ._trace import trace, _normalize_inputs
+    rng_state = _save_rng()
+    try:
+        with no_grad():
+            for inputs in check_inputs:
+                inputs = _normalize_inputs(inputs)
+                check_mod = trace(func, _clone_inputs(inputs), check_trace=False, strict=strict,
+                                  _force_outplace=force_outplace)
+                _check_one(traced, func, check_mod, inputs, check_tolerance)
+    finally:
+        _restore_rng(rng_state)
+
+
+def _save_rng():
+    try:
+        from ..random import get_rng_state
+    except ImportError:
+        return None
+    return get_rng_state()
+
+
+def _restore_rng(state):
+    if state is not None:
+        from ..random import set_rng_state
+        set_rng_state(state)
+
+
+def _check_one(traced, func, check_mod, inputs, tol):
+    def run(mod, what):
+        try:
+            outs = mod(*_clone_inputs(inputs))
+        except Exception as e:
+            diag = _graph_diagnostics(traced.graph, check_mod.graph)
+            raise TracingCheckError(*diag, extra_msg=f"encountered an exception while running the "
+                                    f"{what} with test inputs.\nException:\n{indent(str(e))}") from e
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        return [o for o in outs if isinstance(o, Tensor)]
+
+    warned = [False]
+
+    def warn_nondeterministic():
+        if warned[0]:
+            return
+        warned[0] = True
+        nodes = [n for n in traced.graph if n.isNondeterministic()]
+        if nodes:
+            msg = "Trace had nondeterministic nodes. Did you forget call .eval() on your model? Nodes:\n"
+            msg += "\n".join([indent(format_node(n, True, "").rstrip("\n")) for n in nodes][:20])
+            msg += ("\nThis may cause errors in trace checking. To disable trace checking, pass "
+                    "check_trace=False to torch.jit.trace()")
+            warnings.warn(msg, category=TracerWarning, stacklevel=5)
+
+    def compare(original, reference, what):
+        ok = True
+        for i, (orig, ref) in enumerate(zip(original, reference)):
+            try:
+                o = orig.to(dtype=_cdouble()) if orig.dtype.is_complex or ref.dtype.is_complex else orig.double()
+                r = ref.to(dtype=_cdouble()) if orig.dtype.is_complex or ref.dtype.is_complex else ref.double()
+                assert_close(o, r, rtol=tol, atol=default_atol(orig, ref), equal_nan=True)
+            except AssertionError as e:
+                warn_nondeterministic()
+                warnings.warn(f"Output nr {i + 1}. of the traced function does not match the "
+                              f"corresponding output of the {what}. Detailed error:\n{e}",
+                              category=TracerWarning, stacklevel=4)
+                ok = False
+        return ok
+
+    traced_outs = run(traced, "trace")
+    fn_outs = run(func, "Python function")
+    if compare(traced_outs, fn_outs, "Python function"):
+        compare(traced_outs, run(check_mod, "repeated trace"), "repeated trace")
+    diag = _graph_diagnostics(traced.graph, check_mod.graph)
+    if any(d is not None for d in diag):
+        raise TracingCheckError(*diag)
+
+
+def _cdouble():
+    from .. import _dtype
+    return _dtype.complex128
