@@ -35,16 +35,19 @@ def dispatch(op, args):
 def run_kernel(op, args):
     """Call the kernel and apply the requires_grad rule (shared by eager, tracer, interpreter)."""
     result = op.kernel(*args)
-    if op.differentiable and GRAD.enabled:
-        for a in args:
-            if getattr(a, "requires_grad", False) is True:
-                _mark_requires_grad(result)
-                break
-            if type(a) is list:
-                if any(getattr(e, "requires_grad", False) is True for e in a):
-                    _mark_requires_grad(result)
-                    break
+    if op.differentiable and GRAD.enabled and _any_requires_grad(args):
+        _mark_requires_grad(result)
     return result
+
+
+def _any_requires_grad(args):
+    for a in args:
+        if type(a) is list:
+            if any(getattr(e, "requires_grad", False) is True for e in a):
+                return True
+        elif getattr(a, "requires_grad", False) is True:
+            return True
+    return False
 
 
 def _mark_requires_grad(result):

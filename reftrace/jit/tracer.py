@@ -21,6 +21,7 @@ import warnings
 from .. import _dtype as D
 from .._device import _Enum, device as Device
 from .._dispatch import STATE, run_kernel
+from .._frames import PYTHON_LEVEL_CODES
 from .._tensor import Tensor, Size, scalar_to_tensor
 from . import _types as T
 from .ir import Graph
@@ -68,9 +69,10 @@ def _is_internal(filename):
 
 
 def user_frame():
-    """The innermost Python frame outside reftrace's machinery (torch: the innermost frame)."""
+    """The innermost Python frame outside reftrace's machinery (torch: the innermost frame);
+    reftrace functions mirroring torch's Python-level ones count as callers (see _frames.py)."""
     f = sys._getframe(2)
-    while f is not None and _is_internal(f.f_code.co_filename):
+    while f is not None and _is_internal(f.f_code.co_filename) and f.f_code not in PYTHON_LEVEL_CODES:
         f = f.f_back
     return f
 

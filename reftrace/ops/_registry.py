@@ -97,7 +97,7 @@ _PY_TYPE_DTYPES = {float: D.float64, int: D.int64, bool: D.bool, complex: D.comp
 def _scalar_type(v, numbers_ok):
     if isinstance(v, D.dtype):
         return v
-    if v in _PY_TYPE_DTYPES:
+    if isinstance(v, type) and v in _PY_TYPE_DTYPES:  # lists are unhashable: no match
         return _PY_TYPE_DTYPES[v]
     raise NoMatch
 
@@ -186,6 +186,8 @@ def _default_value(arg):
         return LAYOUTS[v]
     if arg.type.base == "ScalarType" and isinstance(v, str):
         return D.BY_NAME[v]
+    if arg.type.base == "ScalarType" and type(v) is int:  # randint's dtype=4: the code of int64
+        return D.BY_SCALAR_TYPE[v]
     if isinstance(v, list):
         return list(v)
     return v
@@ -216,7 +218,18 @@ class OpOverload:
         self.n_positional = sum(1 for a in args if not a.kwarg_only)
         # the one int-list parameter that may be given as varargs: x.view(2, 3), torch.zeros(2, 3)
         positional = [i for i, a in enumerate(args) if not a.kwarg_only and a.name != "self"]
-        self.varargs_index = positional[0] if len(positional) == 1 and args[positional[0]].type.is_int_list else None
+        # (not for a fixed-size list: adaptive_avg_pool2d(x, 2) broadcasts 2 to [2, 2], as torch)
+        self.varargs_index = positional[0] if len(positional) == 1 and args[positional[0]].type.is_int_list \
+            and args[positional[0]].type.list_size is None else None
+        # flat per-parameter tables for bind's hot path
+        self._n_params = len(args)
+        self._convs = [p[1] for p in self.params]
+        self._is_tensor = [a.type.is_tensor for a in args]
+        self._optional = [a.type.optional for a in args]
+        self._defaults = [p[4] for p in self.params]
+        self._list_defaults = [i for i, p in enumerate(self.params) if type(p[4]) is list]
+        required = [i for i, a in enumerate(args) if not a.has_default]
+        self._n_required = required[-1] + 1 if required else 0
         named = [r.name for r in schema.returns]
         self.return_type = (namedtuple(base, named) if len(named) > 1 and all(named) else None)
 
@@ -224,40 +237,67 @@ class OpOverload:
         return f"<OpOverload {self.qualified}>"
 
     def bind(self, args, kwargs):
-        """Python args -> list of every schema argument in order, converted. Raises NoMatch."""
-        params, n = self.params, len(args)
+        """Python args -> list of every schema argument in order, converted. Raises NoMatch.
+
+        The hot path (positional arguments only, tensors where tensors go) touches each argument
+        once; keyword arguments, defaults and conversions take the general path."""
+        n = len(args)
         vi = self.varargs_index
-        if vi is not None and n > vi + 1 or (vi is not None and n == vi + 1 and type(args[vi]) is int):
+        if vi is not None and (n > vi + 1 or (n == vi + 1 and type(args[vi]) is int)):
             if all(type(a) is int or isinstance(a, Tensor) for a in args[vi:]):
                 args = tuple(args[:vi]) + (list(args[vi:]),)
                 n = len(args)
         if n > self.n_positional:
             raise NoMatch
         numbers_ok = self.numbers_as_tensors
-        out = [None] * len(params)
-        if kwargs:
-            names = self.names
-            for k in kwargs:
-                i = names.get(k)
-                if i is None or i < n:
+        out = list(args)
+        convs, is_tensor, optional = self._convs, self._is_tensor, self._optional
+        for i in range(n):
+            v = out[i]
+            if v is None:
+                if not optional[i]:
                     raise NoMatch
-        for i, (name, conv, optional, has_default, default) in enumerate(params):
-            if i < n:
-                v = args[i]
-            elif kwargs and (name in kwargs or (i == 0 and "input" in kwargs)):
+            elif not (is_tensor[i] and type(v) is Tensor):
+                out[i] = convs[i](v, numbers_ok)
+        if n == self._n_params:
+            if kwargs:
+                raise NoMatch
+            return out
+        if not kwargs:
+            if n < self._n_required:
+                raise NoMatch  # required, even when its type is optional (`int[1]? dim`)
+            out.extend(self._defaults[n:])
+            if self._list_defaults:
+                for i in self._list_defaults:
+                    if i >= n:
+                        out[i] = list(out[i])
+            return out
+        return self._bind_rest(out, n, kwargs, numbers_ok)
+
+    def _bind_rest(self, out, n, kwargs, numbers_ok):
+        """Parameters after the positional ones: keyword arguments, else defaults."""
+        names = self.names
+        for k in kwargs:
+            i = names.get(k)
+            if i is None or i < n:
+                raise NoMatch
+        for i in range(n, self._n_params):
+            name, conv, optional, has_default, default = self.params[i]
+            if name in kwargs or (i == 0 and "input" in kwargs):
                 v = kwargs[name] if name in kwargs else kwargs["input"]
             elif has_default:
-                out[i] = list(default) if type(default) is list else default
-                continue
-            elif optional:
+                out.append(list(default) if type(default) is list else default)
                 continue
             else:
+                # required, even when its type is optional (`int[1]? dim` of sum.dim_IntList):
+                # torch's parser only lets defaulted parameters be left out
                 raise NoMatch
             if v is None:
                 if not optional:
                     raise NoMatch
+                out.append(None)
                 continue
-            out[i] = conv(v, numbers_ok)
+            out.append(conv(v, numbers_ok))
         return out
 
     def __call__(self, *args, **kwargs):

@@ -1,0 +1,283 @@
+"""Activations: the clamp family (relu, relu6, hardtanh, threshold, leaky_relu), the smooth ones
+(elu, gelu, silu, softplus) and softmax / log_softmax.
+
+Most of these live in torch's ``nn`` Python module (``python_module: nn`` in
+native_functions.yaml: ``torch._C._nn.gelu``), so they are registered without a ``reftrace.<name>``
+function; ``nn.functional`` reaches them through the op table, and a trace records them by their
+ATen name (``F.relu6`` records ``aten::relu6``, not ``hardtanh``).
+
+Precision: the smooth activations compute float32 in float64 and float16 in float32 (torch's CPU
+kernels use a wider accumulation type for half) and round once; the clamp family is exact in any
+dtype. NumPy has no erf, so exact GELU uses ``_erf`` below.
+"""
+import functools
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import _fresh, _wrap_dim, xp_of
+from ._pointwise_helpers import write_inplace
+from ._iter import pointwise_result
+from ._registry import op
+from .reduction import empty_like_layout, not_implemented
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+_C_TYPES = {D.bool: "bool", D.uint8: "uint8_t", D.int8: "int8_t", D.int16: "int16_t",
+            D.int32: "int", D.int64: "int64_t"}
+
+
+def scalar_as(value, dtype):
+    """A Scalar argument as the kernel's scalar_t (c10's checked_convert): truncated for integral
+    types, with torch's overflow check (unsigned types accept negatives down to -max: they wrap)."""
+    if dtype.category >= 2:
+        return value
+    if dtype is D.bool:
+        return bool(value)
+    info = np.iinfo(dtype.np)
+    low = -int(info.max) if info.min == 0 else int(info.min)
+    if not low <= value <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype]} without overflow")
+    v = int(value)
+    return v & int(info.max) if info.min == 0 else v
+
+
+def _register_inplace(schema, functional, variants=()):
+    """``name_`` computes ``name`` and writes it back into self (torch's in-place variants)."""
+    def kernel(self, *args):
+        return write_inplace(self, functional.kernel(self, *args))
+    kernel.__name__ = schema.split("(")[0]
+    return op(schema, variants=variants)(kernel)
+
+
+# float16 computes in float32, float32 in float64: one rounding at the end, as close to torch's
+# (wider-accumulating) CPU kernels as NumPy gets.
+_WIDER = {D.float16: np.float32, D.float32: np.float64}
+
+
+def _smooth(self, kernel_name, fn, allow_complex=False):
+    """fn(x) for a floating input (torch's "<kernel> not implemented for <dtype>" otherwise)."""
+    dt = self.dtype
+    if not (dt.is_floating_point or (allow_complex and dt.is_complex)):
+        raise not_implemented(kernel_name, dt)
+    a = self._array
+    wide = _WIDER.get(dt)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        arr = fn(a.astype(wide) if wide is not None else a)
+    return _like_input(arr, self)
+
+
+def _like_input(arr, self):
+    """Wrap a kernel's array (NumPy returns scalars for 0-dim inputs) with the input's layout."""
+    return pointwise_result(np.asarray(arr, dtype=self.dtype.np), self.dtype, self.device, (self,))
+
+
+def _clamp(self, lo, hi, name):
+    """clamp(self, lo, hi) in self's dtype: the limits are converted to self's scalar type."""
+    dt = self.dtype
+    if dt is D.bool:
+        raise RuntimeError(f"{'Boolean' if name == 'relu' else 'Bool'} inputs not supported for {name}")
+    if dt.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+    lo = None if lo is None else scalar_as(lo, dt)
+    hi = None if hi is None else scalar_as(hi, dt)
+    xp = xp_of(self)
+    arr = xp.maximum(self._array, lo) if hi is None else xp.clip(self._array, lo, hi)
+    return _like_input(arr, self)
+
+
+# -- the clamp family -----------------------------------------------------------------------------
+
+@op("relu(Tensor self) -> Tensor", variants=("function", "method"))
+def relu(self):
+    return _clamp(self, 0, None, "relu")
+
+
+@op("relu6(Tensor self) -> Tensor", variants=())
+def relu6(self):
+    # ATen's relu6 is hardtanh(self, 0, 6): the error messages say hardtanh
+    return hardtanh.kernel(self, 0, 6)
+
+
+@op("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", variants=())
+def hardtanh(self, min_val, max_val):
+    # integral inputs: the limits are truncated first (int(-0.5) == 0 is a valid uint8 limit)
+    if self.dtype is D.uint8 and (int(min_val) < 0 or int(max_val) < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    # ATen writes clamp's result into empty_like(self): an empty input keeps its strides
+    result = _clamp(self, min_val, max_val, "hardtanh")
+    return empty_like_layout(self, result._array, result.dtype)
+
+
+@op("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor", variants=("function",))
+def threshold(self, threshold, value):
+    dt = self.dtype
+    if dt is D.bool or dt.is_complex:
+        raise not_implemented("threshold_cpu", dt)
+    xp = xp_of(self)
+    a = self._array
+    # NaN <= threshold is false: NaN passes through, as in torch
+    arr = xp.where(a <= scalar_as(threshold, dt), xp.asarray(scalar_as(value, dt), dtype=dt.np), a)
+    return _like_input(arr, self)
+
+
+@op("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", variants=())
+def leaky_relu(self, negative_slope):
+    dt = self.dtype
+    if not dt.is_floating_point:
+        raise not_implemented("leaky_relu_cpu", dt)
+    xp = xp_of(self)
+    a = self._array
+    # the slope is a scalar_t, except for half, which torch multiplies in float32
+    slope = xp.asarray(negative_slope, dtype=np.float32 if dt is D.float16 else dt.np)
+    return _like_input(xp.where(a > 0, a, a * slope), self)
+
+
+# -- smooth activations ---------------------------------------------------------------------------
+
+@op("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", variants=())
+def elu(self, alpha, scale, input_scale):
+    def fn(x):
+        return np.where(x > 0, x * scale, np.expm1(x * input_scale) * (alpha * scale))
+    return _smooth(self, "elu_cpu", fn)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+
+
+@op('gelu(Tensor self, *, str approximate="none") -> Tensor', variants=())
+def gelu(self, approximate):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+
+    def fn(x):
+        if approximate == "tanh":
+            return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
+        # torch's formula (not erfc's): 1 + erf(...) underflows to 0 for very negative x there too
+        return 0.5 * x * (1 + _erf(x * math.sqrt(0.5)))
+    return _smooth(self, "GeluKernelImpl", fn)
+
+
+@op("silu(Tensor self) -> Tensor", variants=())
+def silu(self):
+    return _smooth(self, "silu_cpu", lambda x: x / (1 + np.exp(-x)), allow_complex=True)
+
+
+@op("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", variants=())
+def softplus(self, beta, threshold):
+    def fn(x):
+        # above the threshold torch returns x itself (log1p(exp(bx))/b == x to working precision)
+        return np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
+    return _smooth(self, "softplus_cpu", fn)
+
+
+# In-place variants: relu_ is a function and a method; the nn ones have no Python variant.
+relu_ = _register_inplace("relu_(Tensor(a!) self) -> Tensor(a!)", relu, ("function", "method"))
+relu6_ = _register_inplace("relu6_(Tensor(a!) self) -> Tensor(a!)", relu6)
+hardtanh_ = _register_inplace(
+    "hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", hardtanh)
+threshold_ = _register_inplace(
+    "threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)", threshold, ("function",))
+leaky_relu_ = _register_inplace(
+    "leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)", leaky_relu)
+elu_ = _register_inplace(
+    "elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", elu)
+gelu_ = _register_inplace('gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)', gelu)
+silu_ = _register_inplace("silu_(Tensor(a!) self) -> Tensor(a!)", silu)
+
+
+# -- erf ------------------------------------------------------------------------------------------
+#
+# NumPy has no erf and math.erf is one Python call per element. erf is entire and smooth, so a
+# short Chebyshev series is as accurate as libm: on [0, 1], erf(x) = x * P(x^2); on [1, 6],
+# erf(x) = 1 - exp(-x^2) * Q(x) (Q = erfcx, slowly varying); past 6, erf(x) == 1 in float64.
+# The series are fitted once, on first use, against math.erf/math.erfc at Chebyshev nodes
+# (max error ~2e-16, tests compare with torch.erf in float64).
+
+@functools.lru_cache(maxsize=None)
+def _erf_series():
+    cheb = np.polynomial.chebyshev.Chebyshev
+
+    def fit(f, lo, hi, deg, n=1000):
+        nodes = (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * (np.arange(n) + 0.5) / n)
+        return cheb.fit(nodes, [f(v) for v in nodes], deg, domain=[lo, hi])
+
+    small = fit(lambda u: math.erf(math.sqrt(u)) / math.sqrt(u), 0, 1, 12)
+    large = fit(lambda x: math.erfc(x) * math.exp(x * x), 1, 6, 28)
+    return small, large
+
+
+def _erf(x):
+    """erf of a float64 (or float32) array, to float64 precision."""
+    small, large = _erf_series()
+    ax = np.abs(x)
+    out = np.ones_like(x)  # |x| >= 6 and inf; NaN below
+    lo = ax < 1
+    out[lo] = ax[lo] * small(ax[lo] * ax[lo])
+    mid = (ax >= 1) & (ax < 6)
+    out[mid] = 1 - np.exp(-ax[mid] * ax[mid]) * large(ax[mid])
+    out[np.isnan(x)] = np.nan
+    return np.copysign(out, x)
+
+
+# -- softmax --------------------------------------------------------------------------------------
+
+def _softmax_impl(self, dim, half_to_float, log):
+    """ATen's _softmax / _log_softmax on CPU."""
+    name = "log_softmax" if log else "softmax"
+    if half_to_float:  # the same words for _log_softmax
+        raise RuntimeError("softmax with half to float conversion is not supported on CPU")
+    ndim = self._array.ndim
+    dim = _wrap_dim(dim, ndim)
+    dt = self.dtype
+    if self._array.size == 0:  # torch returns before choosing a kernel: no dtype check
+        return _fresh(self._array.copy(), dt, self.device)
+    if not dt.is_floating_point:
+        kind = "lastdim_" if dim == max(ndim, 1) - 1 else ""
+        raise not_implemented(f"{name}_{kind}kernel_impl", dt)
+    a = self._array
+    wide = _WIDER.get(dt)
+    x = a.astype(wide) if wide is not None else a
+    axis = dim if ndim else None
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
+        e = np.exp(shifted)
+        total = np.add.reduce(e, axis=axis, keepdims=True)
+        if log and dt is D.float16 and dim == max(ndim, 1) - 1:
+            # torch's last-dim kernel keeps the sum and its log in half-precision buffers
+            half = np.float16
+            total = np.log(total.astype(half).astype(np.float32)).astype(half).astype(np.float32)
+            arr = shifted - total
+        else:
+            arr = shifted - np.log(total) if log else e / total
+    return _fresh(np.asarray(arr, dtype=dt.np), dt, self.device)  # _fresh makes it contiguous
+
+
+def _softmax_int(self, dim, dtype, log):
+    # softmax.int: with dtype= the input is converted first, then _softmax(half_to_float=False)
+    if dtype is not None and dtype is not self.dtype:
+        self = _fresh(self._array.astype(dtype.np), dtype, self.device)
+    return _softmax_impl(self, dim, False, log)
+
+
+@op("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", variants=("function", "method"))
+def softmax(self, dim, dtype):
+    return _softmax_int(self, dim, dtype, log=False)
+
+
+@op("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    variants=("function", "method"))
+def log_softmax(self, dim, dtype):
+    return _softmax_int(self, dim, dtype, log=True)
+
+
+@op("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor")
+def _softmax(self, dim, half_to_float):
+    return _softmax_impl(self, dim, half_to_float, log=False)
+
+
+@op("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor")
+def _log_softmax(self, dim, half_to_float):
+    return _softmax_impl(self, dim, half_to_float, log=True)

@@ -1,0 +1,150 @@
+"""Activations and softmax against torch 2.13: values, dtypes, layouts, in-place aliasing, errors.
+
+Most of these ops live in torch's ``nn`` module (``torch._C._nn.gelu``); reftrace registers them
+without a Python function, so the tests reach them through the op table on the reftrace side.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from oracle import check, sample, torch
+from reftrace.ops import activation, get_packet
+
+ALL_DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64", "complex64"]
+
+
+def nn(m, name):
+    """torch._C._nn.<name> or the reftrace op of that name."""
+    if m is torch:
+        return getattr(torch._C._nn, name, None) or getattr(torch, name)
+    return get_packet(name)
+
+
+def fortran(m, a):
+    return m.from_numpy(np.asfortranarray(a))
+
+
+def special(dtype="float32"):
+    """Values that exercise the branches: signs, zero, large magnitudes, inf, NaN."""
+    return np.array([[-30, -5, -1.5, -0.25, 0], [0.25, 1.5, 5, 30, np.inf],
+                     [-np.inf, np.nan, 1e-3, -1e-3, 20]], dtype)
+
+
+CALLS = {
+    "relu": lambda f, x: f(x),
+    "relu6": lambda f, x: f(x),
+    "hardtanh": lambda f, x: f(x, -0.5, 2),
+    "threshold": lambda f, x: f(x, 0.5, -2),
+    "leaky_relu": lambda f, x: f(x, 0.2),
+    "elu": lambda f, x: f(x, 1.5, 2, 0.5),
+    "gelu": lambda f, x: f(x),
+    "gelu_tanh": lambda f, x: f(x, approximate="tanh"),
+    "silu": lambda f, x: f(x),
+    "softplus": lambda f, x: f(x, 2, 3),
+}
+
+
+def _op(name):
+    return "gelu" if name == "gelu_tanh" else name
+
+
+@pytest.mark.parametrize("dt", ALL_DTYPES)
+@pytest.mark.parametrize("name", CALLS)
+def test_activation_dtypes(name, dt):
+    a = sample((3, 4), dt, low=-4, high=4)
+    call = CALLS[name]
+    check(lambda m, x: call(nn(m, _op(name)), x), a)
+    if name != "softplus":  # torch has no softplus_
+        check(lambda m, x: call(nn(m, _op(name) + "_"), x), a)  # in-place: returns and mutates x
+
+
+@pytest.mark.parametrize("name", CALLS)
+def test_activation_special_values_and_layouts(name):
+    call = CALLS[name]
+    f = lambda m: nn(m, _op(name))  # noqa: E731
+    for dt in ("float32", "float64"):
+        a = special(dt)
+        if name == "gelu" and dt == "float32":
+            # torch's vectorized float32 GELU gives NaN for +inf (its scalar tail gives inf)
+            a[a == np.inf] = 7
+        check(lambda m, x: call(f(m), x), a)
+    check(lambda m: call(f(m), fortran(m, sample((3, 4, 2)))))          # keeps the input's layout
+    if name != "softplus":
+        check(lambda m: call(nn(m, _op(name) + "_"), fortran(m, sample((3, 4)))))
+    check(lambda m, x: call(f(m), x), np.array(-1.5, np.float32))        # 0-dim
+    check(lambda m, x: call(f(m), x), np.zeros((0, 3), np.float32))      # empty
+
+
+def test_activation_float16_precision():
+    # torch computes half in float32 and rounds once; so does reftrace
+    a = np.linspace(-6, 6, 241).astype(np.float16)
+    for name, call in CALLS.items():
+        check(lambda m, x: call(nn(m, _op(name)), x), a)
+
+
+def test_relu_methods_and_integer_limits():
+    check(lambda m, x: (x.relu(), m.relu(x)), sample((2, 3), "int32"))
+    check(lambda m, x: x.relu_(), sample((2, 3), "int8"))
+    check(lambda m, x: m.relu_(x), sample((2, 3)))
+    # integral inputs truncate the limits; uint8 rejects negative (truncated) limits
+    check(lambda m, x: nn(m, "hardtanh")(x, -1.5, 2.5), sample((2, 5), "int64"))
+    check(lambda m, x: nn(m, "hardtanh")(x, -0.5, 2.5), sample((2, 5), "uint8"))
+    check(lambda m, x: nn(m, "hardtanh")(x, 2, 1), sample((2, 5)))  # min > max: all max
+    check(lambda m, x: m.threshold(x, 1, 5.5), sample((2, 5), "int64"))
+    check(lambda m, x: m.threshold(x, -1, 300), sample((2, 5), "uint8"))  # overflow error
+    check(lambda m, x: m.threshold(x, -1, 255), sample((2, 5), "uint8"))
+    check(lambda m, x: m.threshold_(x, 0.5, 9), sample((2, 5)))
+
+
+def test_gelu_bad_approximate():
+    check(lambda m, x: nn(m, "gelu")(x, approximate="foo"), sample((2,)))
+
+
+def test_erf_matches_torch_in_float64():
+    x = np.concatenate([np.linspace(-8, 8, 40001), [0.0, -0.0, 1e-300, 1.0, 6.0, np.inf, -np.inf]])
+    got = activation._erf(x)
+    want = torch.erf(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(got, want, rtol=4e-16, atol=4e-16)
+    assert np.isnan(activation._erf(np.array([np.nan]))[0])
+    assert math.copysign(1, activation._erf(np.array([-0.0]))[0]) == -1
+
+
+# -- softmax --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", ALL_DTYPES)
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_dtypes(name, dt):
+    a = sample((3, 4), dt)
+    check(lambda m, x: getattr(m, name)(x, 1), a)   # int input: lastdim kernel's error
+    check(lambda m, x: getattr(x, name)(0), a)      # int input: the other kernel's error
+    check(lambda m, x: getattr(x, name)(-1, dtype=m.float64), a)
+    check(lambda m, x: getattr(m, "_" + name)(x, 0, False), a)
+    check(lambda m, x: getattr(m, "_" + name)(x, 0, True), a)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_shapes(name):
+    f = lambda x, *a, **k: getattr(x, name)(*a, **k)  # noqa: E731
+    for dim in (0, 1, 2, -1, -3):
+        check(lambda m, x: f(x, dim), sample((2, 3, 4)))
+    check(lambda m, x: f(x, 3), sample((2, 3, 4)))
+    check(lambda m, x: (f(x, 0), f(x, -1)), np.array(2.0, np.float32))
+    check(lambda m, x: f(x, 1), np.array(2.0, np.float32))
+    check(lambda m, x: f(x, 0), np.zeros((0, 3), np.float32))
+    check(lambda m, x: f(x, 0), np.zeros((0, 3), np.int64))  # empty: no kernel, no dtype error
+    check(lambda m, x: f(x, 1), special())
+    check(lambda m, x: f(x, 0), np.array([[1000, -1000], [1001, -1001]], np.float32))
+    check(lambda m: f(fortran(m, sample((3, 4, 5))), 1))  # results are contiguous
+    check(lambda m, x: f(x, 0), np.linspace(-5, 5, 64).astype(np.float16))
+
+
+@pytest.mark.parametrize("view", [lambda x: x.t(), lambda x: x[:, ::2], lambda x: x[::2].t()])
+def test_activations_of_views(view):
+    a = sample((4, 6), low=-4, high=4)
+    for name, call in CALLS.items():
+        check(lambda m, x: call(nn(m, _op(name)), view(x)), a)
+        if name != "softplus":  # in place through a view: the base sees it
+            check(lambda m, x: (call(nn(m, _op(name) + "_"), view(x)), x)[1], a)
+    for name in ("softmax", "log_softmax"):
+        check(lambda m, x: (getattr(view(x), name)(0), getattr(view(x), name)(1)), a)
