@@ -240,7 +240,10 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         tracer = STATE.tracer
         if tracer is not None:
+            # torch/_tensor.py: warn, then `return self.shape[0]` (a traced size; len() takes its
+            # __index__ silently), so the size nodes it records use up value numbers
             tracer.warn_len()
+            return self.shape[0]
         return self._array.shape[0]
 
     def __iter__(self):
