@@ -75,6 +75,8 @@ def output_strides(shape, tensors):
                 d1 = d0
             elif c < 0:
                 break
+    if perm == list(range(ndim - 1, -1, -1)):
+        return None  # the unpermuted order: torch allocates a plain contiguous output (size-0 dims too)
     strides = [0] * ndim
     acc = 1
     for d in perm:
@@ -110,6 +112,8 @@ def empty_strided_array(xp, shape, strides, np_dtype):
 
 def pointwise_result(array, dtype, device, inputs):
     """Wrap a pointwise kernel's result with the layout torch would give it."""
+    if isinstance(array, np.generic):  # NumPy ufuncs return scalars for 0-dim inputs
+        array = np.asarray(array)
     shape = array.shape
     if len(shape) <= 1 or all(t._stride is None for t in inputs):
         # contiguous inputs (even broadcast ones) give a contiguous result

@@ -1,0 +1,819 @@
+"""Shape and view ops: view, reshape, squeeze, transpose, expand, select, slice, split, cat ...
+
+A view op returns a tensor that shares its base's data, with the strides torch computes for it
+(traced graphs print strides, and in-place ops through views must reach the base). Each kernel
+works out torch's sizes/strides from the input's (``t.stride()``), and gets the data accessor
+from a cheap NumPy view (indexing, transpose, reshape) or, when no basic NumPy view expresses
+the layout (expand's 0 strides, views of non-contiguous data), by restriding the array.
+
+Copying ops (repeat, flip, cat, stack, contiguous) lay their result out as torch does:
+contiguous, or "preserve format" where torch uses ``empty_like``.
+"""
+import sys
+
+import numpy as np
+
+from .._device import MEMORY_FORMATS
+from .._promotion import result_type
+from .._tensor import (Tensor, _fresh, _strided, _view_of, _wrap_dim, contiguous_strides, xp_of)
+from ._iter import _non_overlapping_and_dense, empty_strided_array, output_strides
+from ._registry import op
+
+INT64_MAX = 2 ** 63 - 1
+_CL_RANK = {"channels_last": 4, "channels_last_3d": 5}
+_PRESERVE = MEMORY_FORMATS["preserve_format"]
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+def _fmt(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _restride(array, shape, strides):
+    """A view of ``array``'s data (from its first element) with torch element ``strides``."""
+    item = array.itemsize
+    bstrides = tuple(s * item for s in strides)
+    if type(array) is np.ndarray and array.flags.c_contiguous:
+        return np.ndarray(shape, array.dtype, array, 0, bstrides)  # ~5x cheaper than as_strided
+    xp = np if type(array) is np.ndarray else sys.modules["cupy"]
+    return xp.lib.stride_tricks.as_strided(array, shape, bstrides)
+
+
+def _view(t, shape, strides):
+    """A view of t with torch's ``shape``/``strides`` (same first element)."""
+    return _view_of(t, _restride(t._array, tuple(shape), strides), strides)
+
+
+def _infer_size(shape, numel):
+    """torch's infer_size: resolve one -1 in a requested shape, with torch's messages."""
+    shape = list(shape)
+    infer, newsize = None, 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s >= 0:
+            newsize *= s
+        else:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {_fmt(shape)}")
+    if numel == newsize or (infer is not None and newsize > 0 and numel % newsize == 0):
+        if infer is not None:
+            if newsize == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the "
+                    "unspecified dimension size -1 can be any value and is ambiguous")
+            shape[infer] = numel // newsize
+        return tuple(shape)
+    raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
+
+
+def compute_stride(oldshape, oldstride, newshape):
+    """torch's computeStride: the strides of a view of (oldshape, oldstride) as newshape, or None
+    when some new dimension would span two non-contiguous chunks of the old layout."""
+    if not oldshape:
+        return (1,) * len(newshape)
+    numel = 1
+    for s in oldshape:
+        numel *= s
+    if numel == 0:
+        return tuple(oldstride) if tuple(oldshape) == tuple(newshape) else contiguous_strides(tuple(newshape))
+    newstride = [0] * len(newshape)
+    view_d = len(newshape) - 1
+    chunk_base_stride = oldstride[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        # at the end of a chunk of dims laid out contiguously with each other: fill the view dims
+        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1 and
+                             oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = oldstride[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(newstride) if view_d == -1 else None
+
+
+def _viewed(self, shape):
+    """(shape with -1 resolved, self viewed as it -- or None where torch's computeStride refuses)."""
+    a = self._array
+    shape = _infer_size(shape, a.size)
+    if self._stride is None:  # contiguous: NumPy reshapes it without a copy
+        return shape, _view_of(self, a.reshape(shape), contiguous_strides(shape))
+    strides = compute_stride(a.shape, self.stride(), shape)
+    return shape, (None if strides is None else _view(self, shape, strides))
+
+
+def _view_as_shape(self, shape):
+    """view's kernel: torch's strides for the new shape, or torch's error."""
+    view = _viewed(self, shape)[1]
+    if view is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return view
+
+
+def _dense_copy(t, strides=None):
+    """A copy of t owning fresh data, laid out with ``strides`` (None: contiguous)."""
+    if strides is None:
+        return _fresh(t._array.copy(order="C"), t.dtype, t.device)
+    out = empty_strided_array(xp_of(t), t._array.shape, strides, t._array.dtype)
+    out[...] = t._array
+    return _strided(out, t.dtype, t.device, strides)
+
+
+def preserve_strides(t):
+    """The strides of ``empty_like(t)`` (preserve format): t's own when dense, else the dense
+    strides that keep t's dimension order (torch's infer_dense_strides); None: contiguous."""
+    if t._stride is None:
+        return None
+    if _non_overlapping_and_dense(t._array.shape, t._stride):
+        return t._stride  # exactly, size-1 dims' strides included
+    return output_strides(t._array.shape, (t,))
+
+
+_CL_ORDER = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}  # channels_last / channels_last_3d, fastest first
+
+
+def strides_like_channels_last(shape, strides):
+    """torch's is_channels_last_strides_2d/_3d (what suggest_memory_format asks of 4-D/5-D tensors)."""
+    order = _CL_ORDER.get(len(shape))
+    if order is None or strides[1] == 0:
+        return False
+    low = 0
+    for d in order:
+        if shape[d] == 0 or strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:  # ambiguous N111-like layouts count as contiguous
+            return False
+        low = strides[d] * (shape[d] if shape[d] > 1 else 1)
+    return True
+
+
+def channels_last_strides(shape):
+    """torch's get_channels_last_strides_2d/_3d: channels fastest, then W, H(, D), N."""
+    strides, acc = [0] * len(shape), 1
+    for d in _CL_ORDER[len(shape)]:
+        strides[d] = acc
+        acc *= shape[d]
+    return tuple(strides)
+
+
+# -- view, reshape, flatten ----------------------------------------------------------------------
+
+@op("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", variants=("method",))
+def view_dtype(self, dtype):
+    a, old = self._array, self.dtype
+    if dtype.itemsize == old.itemsize:
+        return _view_of(self, a.view(dtype.np), self.stride(), dtype)
+    what = f"to view {old.ir_name} as {dtype.ir_name} (different element sizes)"
+    if a.ndim == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    strides = list(self.stride())
+
+    def check_last_stride():
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+    if dtype.itemsize > old.itemsize:
+        ratio = dtype.itemsize // old.itemsize
+        if a.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {a.shape[-1]}")
+        if self.storage_offset() % ratio:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, "
+                               f"but got {self.storage_offset()}")
+        check_last_stride()
+        for i, s in enumerate(strides[:-1]):
+            if s % ratio:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, but got {s}")
+        new = [s // ratio for s in strides[:-1]] + [1]
+    else:
+        check_last_stride()
+        ratio = old.itemsize // dtype.itemsize
+        new = [s * ratio for s in strides[:-1]] + [1]
+    # NumPy reinterprets along a contiguous last axis, which the checks above guarantee
+    return _view_of(self, a.view(dtype.np), new, dtype)
+
+
+@op("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", variants=("method",))
+def view(self, size):
+    return _view_as_shape(self, size)
+
+
+@op("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=("method",))
+def view_as(self, other):
+    return _view_as_shape(self, other._array.shape)
+
+
+def reshape_to(self, shape):
+    """reshape's rule: a view when torch's computeStride allows one, else a contiguous copy."""
+    shape, view = _viewed(self, shape)
+    if view is not None:
+        return view
+    return _fresh(self._array.copy(order="C").reshape(shape), self.dtype, self.device)
+
+
+@op("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", variants=("function", "method"))
+def reshape(self, shape):
+    return reshape_to(self, shape)
+
+
+@op("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=("method",))
+def reshape_as(self, other):
+    return reshape_to(self, other._array.shape)
+
+
+@op("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
+    variants=("function", "method"))
+def flatten(self, start_dim, end_dim):
+    shape = self._array.shape
+    start, end = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if not shape:
+        return reshape_to(self, (1,))
+    if start == end:
+        return self  # torch returns the input itself
+    n = 1
+    for s in shape[start:end + 1]:
+        n *= s
+    return reshape_to(self, shape[:start] + (n,) + shape[end + 1:])
+
+
+@op("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
+    variants=("function", "method"))
+def unflatten(self, dim, sizes):
+    shape = self._array.shape
+    dim = _wrap_dim(dim, len(shape))
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        sizes = _infer_size(sizes, shape[dim])
+    except RuntimeError as e:  # torch rewords only the "doesn't multiply up" case
+        if "is invalid for input of size" not in str(e):
+            raise
+        raise RuntimeError(f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the size "
+                           f"of dim {dim} ({shape[dim]}) in the input tensor") from None
+    return _view_as_shape(self, shape[:dim] + sizes + shape[dim + 1:])
+
+
+# -- squeeze, unsqueeze, transpose, permute --------------------------------------------------------
+
+def _squeezed(self, dims):
+    """The view without the size-1 dims among ``dims`` (wrapped, a set)."""
+    a = self._array
+    keep = [d for d in range(a.ndim) if not (d in dims and a.shape[d] == 1)]
+    if len(keep) == a.ndim:
+        return a, self.stride()
+    strides = self.stride()
+    drop = tuple(d for d in range(a.ndim) if d not in keep)
+    return a.squeeze(drop), tuple(strides[d] for d in keep)
+
+
+def _squeeze_dims(self, dims):
+    ndim = self._array.ndim
+    wrapped = set()
+    for d in dims:
+        w = _wrap_dim(d, ndim)
+        if w in wrapped:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        wrapped.add(w)
+    return wrapped
+
+
+def _set_meta(self, pair):
+    """In-place view ops (squeeze_, t_ ...) change self's metadata, not its data."""
+    array, strides = pair
+    self._array = array
+    self._stride = None if tuple(strides) == contiguous_strides(array.shape) else tuple(strides)
+    return self
+
+
+@op("squeeze(Tensor(a) self) -> Tensor(a)", variants=("function", "method"))
+def squeeze(self):
+    return _view_of(self, *_squeezed(self, range(self._array.ndim)))
+
+
+@op("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", variants=("function", "method"))
+def squeeze_dim(self, dim):
+    return _view_of(self, *_squeezed(self, {_wrap_dim(dim, self._array.ndim)}))
+
+
+@op("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", variants=("function", "method"))
+def squeeze_dims(self, dim):
+    return _view_of(self, *_squeezed(self, _squeeze_dims(self, dim)))
+
+
+@op("squeeze_(Tensor(a!) self) -> Tensor(a!)", variants=("method",))
+def squeeze_(self):
+    return _set_meta(self, _squeezed(self, range(self._array.ndim)))
+
+
+@op("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", variants=("method",))
+def squeeze__dim(self, dim):
+    return _set_meta(self, _squeezed(self, {_wrap_dim(dim, self._array.ndim)}))
+
+
+@op("squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)", variants=("method",))
+def squeeze__dims(self, dim):
+    return _set_meta(self, _squeezed(self, _squeeze_dims(self, dim)))
+
+
+def _unsqueezed(self, dim):
+    a = self._array
+    dim = _wrap_dim(dim, a.ndim + 1)
+    strides = list(self.stride())
+    # torch: the new dim's stride is size*stride of the dim it precedes (1 at the end)
+    strides.insert(dim, a.shape[dim] * strides[dim] if dim < a.ndim else 1)
+    return a[(slice(None),) * dim + (None,)], strides
+
+
+@op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", variants=("function", "method"))
+def unsqueeze(self, dim):
+    return _view_of(self, *_unsqueezed(self, dim))
+
+
+@op("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", variants=("method",))
+def unsqueeze_(self, dim):
+    return _set_meta(self, _unsqueezed(self, dim))
+
+
+def _transposed(self, dim0, dim1):
+    a = self._array
+    d0, d1 = _wrap_dim(dim0, a.ndim), _wrap_dim(dim1, a.ndim)
+    strides = list(self.stride())
+    strides[d0], strides[d1] = strides[d1], strides[d0]
+    return (a.swapaxes(d0, d1) if a.ndim else a), strides
+
+
+@op("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", variants=("function", "method"))
+def transpose(self, dim0, dim1):
+    return _view_of(self, *_transposed(self, dim0, dim1))
+
+
+@op("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", variants=("method",))
+def transpose_(self, dim0, dim1):
+    return _set_meta(self, _transposed(self, dim0, dim1))
+
+
+def _t_check(self, name):
+    if self._array.ndim > 2:
+        raise RuntimeError(f"{name}() expects a tensor with <= 2 dimensions, but self is {self._array.ndim}D")
+    return 0, (1 if self._array.ndim == 2 else 0)
+
+
+@op("t(Tensor(a) self) -> Tensor(a)", variants=("function", "method"))
+def t(self):
+    return _view_of(self, *_transposed(self, *_t_check(self, "t")))
+
+
+@op("t_(Tensor(a!) self) -> Tensor(a!)", variants=("method",))
+def t_(self):
+    return _set_meta(self, _transposed(self, *_t_check(self, "t_")))
+
+
+@op("permute(Tensor(a) self, int[] dims) -> Tensor(a)", variants=("function", "method"))
+def permute(self, dims):
+    a = self._array
+    if len(dims) != a.ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+            f"of the desired ordering of dimensions i.e. input.dim() = {a.ndim} is not equal to "
+            f"len(dims) = {len(dims)}")
+    dims = [_wrap_dim(d, a.ndim) for d in dims]
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    strides = self.stride()
+    return _view_of(self, a.transpose(dims), [strides[d] for d in dims])
+
+
+def _dim_list(dims, ndim, what):
+    out = [_wrap_dim(d, ndim) for d in dims]
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"movedim: repeated dim in `{what}` ({_fmt(dims)})")
+    return out
+
+
+def _movedim(self, source, destination):
+    ndim = self._array.ndim
+    if len(source) != len(destination):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({_fmt(source)} dims) should "
+            f"contain the same number of dims as destination ({_fmt(destination)} dims)")
+    src, dst = _dim_list(source, ndim, "source"), _dim_list(destination, ndim, "destination")
+    order = [None] * ndim
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(ndim) if d not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    strides = self.stride()
+    return _view_of(self, self._array.transpose(order), [strides[d] for d in order])
+
+
+@op("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)", variants=("function", "method"))
+def movedim(self, source, destination):
+    return _movedim(self, [source], [destination])
+
+
+@op("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
+    variants=("function", "method"))
+def movedim_intlist(self, source, destination):
+    return _movedim(self, source, destination)
+
+
+@op("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", variants=("function", "method"))
+def swapaxes(self, axis0, axis1):
+    return transpose.kernel(self, axis0, axis1)
+
+
+@op("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", variants=("function", "method"))
+def swapdims(self, dim0, dim1):
+    return transpose.kernel(self, dim0, dim1)
+
+
+@op("alias(Tensor(a) self) -> Tensor(a)", variants=("method", "function"))
+def alias(self):
+    return _view_of(self, self._array[...], self.stride())
+
+
+# -- expand, repeat --------------------------------------------------------------------------------
+
+def expand_to(self, size):
+    """expand's kernel: size-1 and new leading dims get stride 0 (no data is copied)."""
+    a = self._array
+    size = list(size)
+    if len(size) < a.ndim:
+        raise RuntimeError(
+            f"expand(torch.{self.dtype.ir_name}Tensor"
+            f"{{{_fmt(a.shape)}}}, size={_fmt(size)}): the number of sizes provided ({len(size)}) "
+            f"must be greater or equal to the number of dimensions in the tensor ({a.ndim})")
+    strides_in = self.stride()
+    lead = len(size) - a.ndim
+    strides = [0] * len(size)
+    for i, target in enumerate(size):
+        if i < lead:
+            if target < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({target}) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            continue
+        have = a.shape[i - lead]
+        if target == -1:
+            target = size[i] = have
+        if have == target:
+            strides[i] = strides_in[i - lead]
+        elif have != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target}) must match the existing size ({have}) at "
+                f"non-singleton dimension {i}.  Target sizes: {_fmt(size)}.  Tensor sizes: {_fmt(a.shape)}")
+    if tuple(size) == a.shape:
+        return _view_of(self, a[...], strides)
+    return _view(self, size, strides)
+
+
+@op("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", variants=("method",))
+def expand(self, size, implicit):
+    return expand_to(self, size)
+
+
+@op("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=("method",))
+def expand_as(self, other):
+    return expand_to(self, other._array.shape)
+
+
+@op("repeat(Tensor self, SymInt[] repeats) -> Tensor", variants=("method",))
+def repeat(self, repeats):
+    a = self._array
+    if len(repeats) < a.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                           "dimensions of tensor")
+    lead = len(repeats) - a.ndim
+    shape = [1] * lead + list(a.shape)
+    target = [s * r for s, r in zip(shape, repeats)]
+    for s in target:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {_fmt(target)}")
+    return _fresh(xp_of(self).tile(a, repeats), self.dtype, self.device)
+
+
+# -- select, slice, narrow, split ------------------------------------------------------------------
+
+def select_view(self, dim, index):
+    a = self._array
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = _wrap_dim(dim, a.ndim)
+    size = a.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {_fmt(a.shape)} "
+                         f"at dimension {dim}")
+    strides = self.stride()
+    # `..., ` keeps a 0-d result a view (a[i] alone would give a NumPy scalar copy)
+    arr = a[index, ...] if dim == 0 else a[(slice(None),) * dim + (index, Ellipsis)]
+    return _view_of(self, arr, strides[:dim] + strides[dim + 1:])
+
+
+@op("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", variants=("function", "method"))
+def select(self, dim, index):
+    return select_view(self, dim, index)
+
+
+def slice_bounds(size, start, end):
+    """torch's clamping of slice bounds: None defaults, negatives wrap once, then clamp."""
+    start = 0 if start is None else start
+    end = INT64_MAX if end is None else end
+    if start < 0:
+        start += size
+    if end < 0:
+        end += size
+    start = 0 if start < 0 else min(start, size)
+    end = start if end < start else min(end, size)
+    return start, end
+
+
+def slice_view(self, dim, start, end, step):
+    a = self._array
+    if a.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    dim = _wrap_dim(dim, a.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    start, end = slice_bounds(a.shape[dim], start, end)
+    strides = list(self.stride())
+    strides[dim] *= step
+    arr = a[start:end:step] if dim == 0 else a[(slice(None),) * dim + (slice(start, end, step),)]
+    return _view_of(self, arr, strides)
+
+
+@op("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
+    variants=("function", "method"))
+def slice_tensor(self, dim, start, end, step):
+    return slice_view(self, dim, start, end, step)
+
+
+def _narrow(self, dim, start, length):
+    a = self._array
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    dim = _wrap_dim(dim, a.ndim)
+    size = a.shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return slice_view(self, dim, start, start + length, 1)
+
+
+@op("narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)",
+    variants=("function", "method"))
+def narrow_tensor(self, dim, start, length):
+    if start._array.ndim != 0 or start.dtype.category != 1:
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    return _narrow(self, dim, start._to_number(), length)
+
+
+@op("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
+    variants=("function", "method"))
+def narrow(self, dim, start, length):
+    return _narrow(self, dim, start, length)
+
+
+@op("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", variants=("function", "method"))
+def unbind(self, dim):
+    a = self._array
+    if a.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    dim = _wrap_dim(dim, a.ndim)
+    return tuple(select_view(self, dim, i) for i in range(a.shape[dim]))
+
+
+def _split_sizes(self, split_size, dim):
+    if self._array.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    size = self._array.shape[_wrap_dim(dim, self._array.ndim)]
+    if split_size == 0 and size != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+    n = max((size + split_size - 1) // split_size, 1) if split_size else 1
+    return [split_size] * (n - 1) + [split_size - (split_size * n - size)]
+
+
+def _split_with_sizes(self, sizes, dim):
+    a = self._array
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    dim = _wrap_dim(dim, a.ndim)
+    if any(s < 0 for s in sizes):
+        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
+                           f"but got split_sizes={_fmt(sizes)}")
+    if sum(sizes) != a.shape[dim]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {a.shape[dim]} "
+                           f"(input tensor's size at dimension {dim}), but got split_sizes={_fmt(sizes)}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(slice_view(self, dim, start, start + s, 1))
+        start += s
+    return tuple(out)  # torch's Python binding returns Tensor[] results as tuples
+
+
+@op("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+    variants=("function", "method"))
+def split(self, split_size, dim):
+    return _split_with_sizes(self, _split_sizes(self, split_size, dim), dim)
+
+
+@op("split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]",
+    variants=("function", "method"))
+def split_sizes(self, split_size, dim):
+    return _split_with_sizes(self, split_size, dim)
+
+
+@op("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]",
+    variants=("function", "method"))
+def split_with_sizes(self, split_sizes, dim):
+    return _split_with_sizes(self, split_sizes, dim)
+
+
+def split_python(self, split_size, dim=0):
+    """torch/_tensor.py's Tensor.split (and torch.functional.split): an int (or a tensor holding
+    one) calls aten::split, a list calls aten::split_with_sizes."""
+    if isinstance(split_size, Tensor):
+        try:
+            split_size = int(split_size)
+        except (ValueError, RuntimeError, TypeError):
+            pass
+    if isinstance(split_size, int):
+        return split(self, split_size, dim)
+    return split_with_sizes(self, split_size, dim)
+
+
+@op("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", variants=("function", "method"))
+def chunk(self, chunks, dim):
+    a = self._array
+    if a.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = a.shape[_wrap_dim(dim, a.ndim)]
+    split_size = (size + chunks - 1) // chunks
+    if split_size == 0 and size == 0:  # torch keeps the number of (empty) chunks
+        return _split_with_sizes(self, [0] * chunks, dim)
+    return _split_with_sizes(self, _split_sizes(self, split_size, dim), dim)
+
+
+# -- cat, stack, flip, contiguous, as_strided ------------------------------------------------------
+
+def _cat_check(tensors, dim):
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    # torch skips legacy empty 1-D tensors (size [0]) when the others have more dims
+    real = [t for t in tensors if not (t._array.ndim == 1 and t._array.shape[0] == 0)]
+    for i, t in enumerate(tensors):
+        if t._array.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    if not real:
+        return real, _wrap_dim(dim, 1)
+    ref = real[0]._array
+    dim = _wrap_dim(dim, ref.ndim)
+    for i, t in enumerate(tensors):
+        s = t._array.shape
+        if t._array.ndim == 1 and s[0] == 0:
+            continue
+        if len(s) != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {len(s)}")
+        for d in range(ref.ndim):
+            if d != dim and s[d] != ref.shape[d]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected "
+                                   f"size {ref.shape[d]} but got size {s[d]} for tensor number {i} in the list.")
+    return real, dim
+
+
+@op("cat(Tensor[] tensors, int dim=0) -> Tensor")
+def cat(tensors, dim):
+    real, dim = _cat_check(tensors, dim)
+    dtype = result_type(*[t for t in tensors])  # cat promotes like a binary op over all inputs
+    xp = xp_of(tensors[0])
+    if not real:
+        return _fresh(xp.empty((0,), dtype=dtype.np), dtype, tensors[0].device)
+    arr = xp.concatenate([t._array.astype(dtype.np, copy=False) for t in real], axis=dim)
+    # torch keeps channels_last(_3d) only when every input suggests it; else contiguous
+    if arr.ndim in _CL_ORDER and all(strides_like_channels_last(t._array.shape, t.stride()) for t in real):
+        strides = channels_last_strides(arr.shape)
+        out = empty_strided_array(xp, arr.shape, strides, arr.dtype)
+        out[...] = arr
+        return _strided(out, dtype, tensors[0].device, strides)
+    return _fresh(arr, dtype, tensors[0].device)
+
+
+@op("stack(Tensor[] tensors, int dim=0) -> Tensor")
+def stack(tensors, dim):
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]._array.shape
+    dim = _wrap_dim(dim, len(first) + 1)
+    for i, t in enumerate(tensors):
+        if t._array.shape != first:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {_fmt(first)} "
+                               f"at entry 0 and {_fmt(t._array.shape)} at entry {i}")
+    # torch: cat the inputs along dim and view the result, or (dim == ndim) cat them unsqueezed;
+    # only a 4-D/5-D cat can keep a channels-last layout, otherwise the result is contiguous
+    if dim < len(first) and len(first) in _CL_ORDER:
+        out = cat.kernel(tensors, dim)
+        return _view_as_shape(out, first[:dim] + (len(tensors),) + first[dim:])
+    if dim == len(first) and dim + 1 in _CL_ORDER:
+        return cat.kernel([unsqueeze.kernel(t, dim) for t in tensors], dim)
+    dtype = result_type(*tensors)
+    arr = xp_of(tensors[0]).stack([t._array for t in tensors], axis=dim)
+    return _fresh(arr.astype(dtype.np, copy=False), dtype, tensors[0].device)
+
+
+@op("flip(Tensor self, int[] dims) -> Tensor", variants=("function", "method"))
+def flip(self, dims):
+    a = self._array
+    wrapped = []
+    for d in dims:
+        w = _wrap_dim(d, a.ndim)
+        if w in wrapped:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        wrapped.append(w)
+    flipped = xp_of(self).flip(a, axis=tuple(wrapped)) if wrapped else a
+    # flip allocates with empty_like (preserve format) and always copies, even with no dims
+    strides = preserve_strides(self) or contiguous_strides(a.shape)
+    out = empty_strided_array(xp_of(self), a.shape, strides, a.dtype)
+    out[...] = flipped
+    return _strided(out, self.dtype, self.device, strides)
+
+
+def _channels_last_contiguous(shape, strides):
+    """torch's is_contiguous(memory_format=channels_last(_3d)): dense in the channels-last order
+    (size-1 dims ignored)."""
+    expected = 1
+    for d in _CL_ORDER[len(shape)]:
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+@op("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
+    variants=("method",))
+def contiguous(self, memory_format):
+    if memory_format is _PRESERVE:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    rank = _CL_RANK.get(memory_format.name)
+    if rank is None:
+        return self if self._stride is None or self.is_contiguous() else _dense_copy(self)
+    shape = self._array.shape
+    if len(shape) != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {memory_format.name} format")
+    if _channels_last_contiguous(shape, self.stride()):
+        return self  # torch returns the input itself
+    return _dense_copy(self, channels_last_strides(shape))
+
+
+def _storage_array(t):
+    """A 1-D view of t's whole storage (the root tensor's data), and t's offset into it."""
+    root = t._base if t._base is not None else t
+    ra = root._array
+    extent = 1 + sum((s - 1) * st for s, st in zip(ra.shape, root.stride())) if ra.size else 0
+    flat = _restride(ra, (extent,), (1,)) if extent else ra.reshape(-1)[:0]
+    return flat, t.storage_offset()
+
+
+@op("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
+    variants=("function", "method"))
+def as_strided(self, size, stride, storage_offset):
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {_fmt(stride)}")
+    flat, own = _storage_array(self)
+    offset = own if storage_offset is None else storage_offset
+    need = offset + 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    if need > flat.shape[0]:
+        raise RuntimeError(
+            f"setStorage: sizes {_fmt(size)}, strides {_fmt(stride)}, storage offset {offset}, and "
+            f"itemsize {self.dtype.itemsize} requiring a storage size of {need * self.dtype.itemsize} "
+            f"are out of bounds for storage of size {flat.shape[0] * self.dtype.itemsize}")
+    start = flat[offset:] if offset <= flat.shape[0] else flat[:0]
+    return _view_of(self, _restride(start, tuple(size), stride), stride)
+
+
+def split_function(tensor, split_size_or_sections, dim=0):
+    """torch.split (torch/functional.py): ``tensor.split(split_size_or_sections, dim)``."""
+    return split_python(tensor, split_size_or_sections, dim)
+
+
+# torch's Python-level Tensor.split / torch.split pick split or split_with_sizes (see split_python);
+# installed here, before the op variants are generated, so that those do not shadow them.
+Tensor.split = split_python
+sys.modules[__name__.rsplit(".", 2)[0]].split = split_function
