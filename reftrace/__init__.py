@@ -15,8 +15,13 @@ from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
 from . import ops
 from ._creation import *  # noqa: F401,F403  tensor, as_tensor, from_numpy
+from ._factories import *  # noqa: F401,F403  zeros, ones, ... (requires_grad=); Tensor.to, .float(), .type()
+from ._tensor_str import set_printoptions, get_printoptions, printoptions
+from .functional import *  # noqa: F401,F403  torch/functional.py's Python-level functions
 from . import _operators
 from ._install import install as _install_ops
+from .random import *  # noqa: F401,F403  manual_seed, get_rng_state, ..., rand, randn, ...
+from . import nn  # torch.nn: `import reftrace as torch; torch.nn.functional.relu(x)`
 
 __version__ = "0.1.0"
 
@@ -24,6 +29,10 @@ __version__ = "0.1.0"
 globals().update(_ALIASES)
 
 _operators.install()
+# torch.norm / Tensor.norm are Python functions in torch (they pick aten::linalg_vector_norm or
+# aten::norm); hand-written names win over the generated ones
+norm = ops.reduction.norm
+Tensor.norm = ops.reduction.tensor_norm
 _install_ops(globals())
 
 from . import jit  # noqa: E402  (after the op table: jit records its ops)

@@ -817,3 +817,12 @@ def split_function(tensor, split_size_or_sections, dim=0):
 # installed here, before the op variants are generated, so that those do not shadow them.
 Tensor.split = split_python
 sys.modules[__name__.rsplit(".", 2)[0]].split = split_function
+
+
+@op("broadcast_tensors(Tensor[] tensors) -> Tensor[]", variants=())
+def broadcast_tensors(tensors):
+    from ._iter import broadcast_shapes
+    shape = broadcast_shapes(*(t._array.shape for t in tensors))
+    # expand_outplace returns a tensor that already has the shape itself, not a view: while
+    # tracing, that tensor is then rebound to the node's output (torch's graphs show it)
+    return [t if t._array.shape == shape else expand_to(t, list(shape)) for t in tensors]

@@ -1,0 +1,371 @@
+"""torch.nn.functional: torch's signatures, and the same ATen calls torch's Python code makes.
+
+Each function below mirrors its namesake in torch/nn/functional.py (or, for builtins such as
+conv2d, the C++ function the binding reaches): the ATen op it calls, with the arguments it
+passes, is exactly what a trace records. Some lowering facts worth knowing:
+
+- ``conv1d/conv2d`` record ``aten::_convolution`` (13 inputs) or, with a string padding,
+  ``aten::_convolution_mode``; unbatched inputs are wrapped in ``unsqueeze(0)`` / ``squeeze(0)``
+  (C++ builtins in torch: see reftrace/ops/nn_bindings.py).
+- ``max_pool2d(x, 2)`` passes ``stride=[]`` when stride is None; ``return_indices=True``
+  switches to ``max_pool2d_with_indices``.
+- ``interpolate`` calls the ``.vec`` upsample overloads with either a size or scale factors.
+- losses pass ``reduction`` as an int (none=0, mean=1, sum=2).
+- ``normalize`` is four ops: linalg_vector_norm, clamp_min, expand_as, div.
+
+Where torch's Python code reads ``input.size()`` (batch_norm's and group_norm's batch checks,
+adaptive_avg_pool2d, embedding, mse_loss), this code reads it too, the same way: while tracing
+those reads record ``aten::size`` nodes; dead ones are removed afterwards, but they have taken
+value numbers, so the printed graph numbers its values exactly as torch's does.
+"""
+import numbers
+import warnings
+
+from .._tensor import Tensor
+from ..ops import PACKETS, get_packet
+from ..ops.nn_bindings import avg_pool2d, conv1d, conv2d  # noqa: F401  (torch's C++ builtins)
+
+
+def _aten(name):
+    return get_packet(name)
+
+
+def _builtin(name):
+    """A function that is one ATen op in torch (torch._C._nn.gelu ...): the op's packet itself,
+    with the schema's signature and no Python frame (see reftrace/ops/nn_bindings.py)."""
+    packet = PACKETS.get("aten::" + name)
+    if packet is not None:
+        return packet
+
+    def missing(*args, **kwargs):
+        raise NotImplementedError(f"reftrace: aten::{name} is not registered")
+    return missing
+
+
+# -- activations -----------------------------------------------------------------------------------
+
+def relu(input, inplace=False):
+    return _aten("relu_")(input) if inplace else _aten("relu")(input)
+
+
+def relu6(input, inplace=False):
+    return _aten("relu6_")(input) if inplace else _aten("relu6")(input)
+
+
+def silu(input, inplace=False):
+    return _aten("silu_")(input) if inplace else _aten("silu")(input)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _aten("elu_")(input, alpha) if inplace else _aten("elu")(input, alpha)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    name = "leaky_relu_" if inplace else "leaky_relu"
+    return _aten(name)(input, negative_slope)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _aten("hardtanh_" if inplace else "hardtanh")(input, min_val, max_val)
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
+
+
+# -- linear and convolution ------------------------------------------------------------------------
+
+# conv1d, conv2d and avg_pool2d are torch's C++ builtins too: imported from ops/nn_bindings.py
+linear = _builtin("linear")
+gelu = _builtin("gelu")
+softplus = _builtin("softplus")
+one_hot = _builtin("one_hot")
+
+
+# -- pooling ---------------------------------------------------------------------------------------
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    stride = [] if stride is None else stride
+    name = "max_pool1d_with_indices" if return_indices else "max_pool1d"
+    return _aten(name)(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    stride = [] if stride is None else stride
+    name = "max_pool2d_with_indices" if return_indices else "max_pool2d"
+    return _aten(name)(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _list_with_default(out_size, defaults):
+    """torch.nn.modules.utils._list_with_default: a None entry keeps the input's size."""
+    if isinstance(out_size, numbers.Integral):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _aten("adaptive_avg_pool2d")(input, _list_with_default(output_size, input.size()))
+
+
+# -- normalisation and dropout ---------------------------------------------------------------------
+
+def _verify_batch_size(size):
+    prod = size[0]
+    for s in size[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    if training:
+        _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return _aten("batch_norm")(input, weight, bias, running_mean, running_var, training, momentum,
+                               eps, True)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if isinstance(normalized_shape, numbers.Integral):  # torch's binding rejects a bare int here
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        f"ints, not {type(normalized_shape).__name__}")
+    return _aten("layer_norm")(input, normalized_shape, weight, bias, eps, True)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups]
+                       + list(input.size()[2:]))
+    return _aten("group_norm")(input, num_groups, weight, bias, eps, True)
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    return _aten("dropout_" if inplace else "dropout")(input, p, training)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout2d exists to provide channel-wise "
+            "dropout on inputs with 2 spatial dimensions, a channel dimension, and an optional batch "
+            "dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if inp_dim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+            "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel "
+            "dim. This behavior will change in a future release to interpret the input as one "
+            "without a batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
+            "dropout behavior, please switch to using dropout1d instead.", stacklevel=2)
+    return _aten("feature_dropout_" if inplace else "feature_dropout")(input, p, training)
+
+
+# -- embedding, one_hot, padding, resampling -------------------------------------------------------
+
+def _no_grad_embedding_renorm_(weight, input, max_norm, norm_type):
+    _aten("embedding_renorm_")(weight.detach(), input, max_norm, norm_type)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        input = input.contiguous()
+        _no_grad_embedding_renorm_(weight, input, max_norm, norm_type)
+    return _aten("embedding")(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def pad(input, pad, mode="constant", value=None):
+    return _aten("pad")(input, pad, mode, value)
+
+
+def _is_integer(x):
+    return isinstance(x, numbers.Integral) or (isinstance(x, Tensor) and not x.is_floating_point())
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    spatial = list(input.shape_tuple[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    elif size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got input "
+                    f"with spatial dimensions of {spatial} and output size of {size}. Please provide "
+                    "input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                    "format.")
+            if not all(_is_integer(x) for x in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                                f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}")
+            output_size = size
+        else:
+            output_size = [size for _ in range(dim)]
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {spatial} and scale_factor of shape "
+                    f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                    "scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = scale_factor
+        else:
+            scale_factors = [scale_factor for _ in range(dim)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        # NOTE a known difference: while tracing, torch computes these sizes as tensors,
+        # floor(size(x, i).float() * tensor(scale)), and a float 0-dim tensor is then accepted for
+        # the SymInt[] size (recorded as aten::Int); the op table's binder takes only integral
+        # 0-dim tensors, so reftrace reads the sizes untraced: they are constants of the trace.
+        output_size = [int(input.shape_tuple[i + 2] * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias:
+        raise NotImplementedError("reftrace: interpolate(antialias=True) is not implemented")
+    if mode == "nearest" and dim in (1, 2):
+        return _aten(f"upsample_nearest{dim}d").vec(input, output_size, scale_factors)
+    if mode == "area" and dim == 2:
+        return adaptive_avg_pool2d(input, output_size)
+    if mode == "bilinear" and dim == 2:
+        return _aten("upsample_bilinear2d").vec(input, output_size, align_corners, scale_factors)
+    if mode == "bilinear" and dim == 1:
+        raise NotImplementedError("Got 3D input, but bilinear mode needs 4D input")
+    raise NotImplementedError(f"reftrace: interpolate(mode={mode!r}) on {input.dim()}D input is not "
+                              "implemented (nearest 3D/4D, bilinear 4D and area 4D are)")
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    if out is not None:
+        raise NotImplementedError("reftrace: normalize(out=...) is not implemented")
+    # Tensor.norm (torch.functional.norm) lowers to linalg_vector_norm(input, p, [dim], keepdim)
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+# -- losses ----------------------------------------------------------------------------------------
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction_enum(reduction):
+    """torch.nn._reduction.get_enum."""
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.")
+        return 1
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def _legacy_reduction(size_average, reduce):
+    """torch.nn._reduction.legacy_get_string (the deprecated size_average / reduce flags)."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' "
+                  "instead.")
+    return ret
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    return _aten("nll_loss_nd")(input, target, weight, _reduction_enum(reduction), ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    return _aten("cross_entropy_loss")(input, target, weight, _reduction_enum(reduction),
+                                       ignore_index, label_smoothing)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if target.size() != input.size():
+        warnings.warn(
+            f"Using a target size ({target.size()}) that is different to the input size "
+            f"({input.size()}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.", stacklevel=2)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    expanded_input, expanded_target = _aten("broadcast_tensors")([input, target])
+    if weight is None:
+        return _aten("mse_loss")(expanded_input, expanded_target, _reduction_enum(reduction))
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    weighted = _aten("pow")(expanded_input - expanded_target, 2) * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return _aten("sum")(weighted)
+    if reduction == "mean":
+        return _aten("sum")(weighted) / _aten("sum")(weight)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")

@@ -1,0 +1,799 @@
+"""torch.nn.Module (torch/nn/modules/module.py), with torch's semantics and torch's words.
+
+A Module keeps its state in three ordered dicts, and attribute access is routed into them:
+
+    self.w = Parameter(...)   -> self._parameters["w"]
+    self.b = some_tensor      -> self._buffers["b"]   only if "b" is already a buffer (or a Buffer)
+    self.lin = Linear(...)    -> self._modules["lin"]
+    self.k = 3                -> self.__dict__["k"]   (a plain attribute)
+
+``__getattr__`` runs only when normal lookup fails, so plain attributes cost nothing and the
+three dicts are searched after them. Every traversal (named_parameters, state_dict, train,
+repr) walks ``_modules`` in insertion order; that order is what a traced module's graph shows.
+
+The tracer (reftrace/jit) reads the same internal names torch's does: ``_parameters``,
+``_buffers``, ``_modules``, ``_non_persistent_buffers_set``, ``_forward_pre_hooks``,
+``_forward_hooks``, ``_backward_hooks``, ``training``; and calls ``_slow_forward`` while tracing.
+
+Not modelled: the state-dict ``_metadata``/``_version`` (reftrace's state dicts are plain
+OrderedDicts), autograd-side backward hooks (they are stored, and the tracer refuses them as
+torch does, but nothing runs them: reftrace has no backward), compile, lazy modules.
+"""
+import functools
+import itertools
+import warnings
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
+
+from ..._dispatch import STATE
+from ..._tensor import Tensor
+from ...autograd import no_grad
+from ...utils.hooks import RemovableHandle
+from ..parameter import Buffer, Parameter
+
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_backward_hook", "register_module_full_backward_hook"]
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns: the keys it could not match (strict=False collects them)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _addindent(s_, numSpaces):
+    """Indent every line but the first (blank lines stay empty): how nested reprs nest."""
+    s = s_.split("\n")
+    if len(s) == 1:
+        return s_
+    first = s.pop(0)
+    s = [(numSpaces * " ") + line if line.strip() else "" for line in s]
+    return first + "\n" + "\n".join(s)
+
+
+def _typename(obj):
+    """torch.typename: 'torch.FloatTensor' for tensors, else the qualified class name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    qualname = getattr(obj, "__qualname__", None) or type(obj).__qualname__
+    if module in ("", "builtins"):
+        return qualname
+    return f"{module}.{qualname}"
+
+
+def _set_data(t, new):
+    """``t.data = new``: t keeps its identity (and Parameter class) but takes new's data."""
+    if new is not t:
+        t._array, t.dtype, t.device = new._array, new.dtype, new.device
+        t._stride, t._base = new._stride, new._base
+
+
+# -- global hooks: run for every module (debugging/profiling), before the module's own ----------
+_global_backward_hooks = OrderedDict()
+_global_is_full_backward_hook = None
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_forward_hooks_with_kwargs = OrderedDict()
+_global_forward_hooks_always_called = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook):
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    handle = RemovableHandle(_global_forward_hooks, extra_dict=_global_forward_hooks_always_called)
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def _register_global_backward_hook(hook, full):
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
+                           "global Module hook. Please use only one of them.")
+    _global_is_full_backward_hook = full
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_backward_hook(hook):
+    return _register_global_backward_hook(hook, full=False)
+
+
+def register_module_full_backward_hook(hook):
+    return _register_global_backward_hook(hook, full=True)
+
+
+def _forward_unimplemented(self, *input):
+    raise NotImplementedError(
+        f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+
+class Module:
+    training: bool
+    call_super_init = False
+
+    def __init__(self, *args, **kwargs):
+        if self.call_super_init is False and kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'")
+        if self.call_super_init is False and args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                            f"{len(args) + 1} were given")
+        # object.__setattr__: our own __setattr__ would look for the dicts being created here
+        init = super().__setattr__
+        init("training", True)
+        init("_parameters", {})
+        init("_buffers", {})
+        init("_non_persistent_buffers_set", set())
+        # hook dicts are OrderedDicts: handles hold them by weakref (a plain dict cannot be one)
+        for name in ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
+                     "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                     "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_state_dict_hooks",
+                     "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                     "_load_state_dict_post_hooks"):
+            init(name, OrderedDict())
+        init("_is_full_backward_hook", None)
+        init("_modules", {})
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
+
+    forward = _forward_unimplemented
+
+    # -- registration ----------------------------------------------------------------------------
+    def register_buffer(self, name, tensor, persistent=True):
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        elif not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+        elif "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        elif name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        elif hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        elif tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name, param):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        elif not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+        elif "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        elif name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        elif hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        # (torch also refuses non-leaf tensors here; every reftrace tensor is a leaf)
+        self._parameters[name] = param
+
+    def add_module(self, name, module):
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        elif not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        elif hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        elif "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        elif name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    def register_module(self, name, module):
+        self.add_module(name, module)
+
+    def get_submodule(self, target):
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target):
+        module_path, _, param_name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, param_name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + param_name + "`")
+        param = getattr(mod, param_name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + param_name + "` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        module_path, _, buffer_name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, buffer_name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
+        if buffer_name not in mod._buffers:
+            raise AttributeError("`" + buffer_name + "` is not a buffer")
+        return getattr(mod, buffer_name)
+
+    # -- attribute routing -----------------------------------------------------------------------
+    def __getattr__(self, name):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            if store in d and name in d[store]:
+                return d[store][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        def remove_from(*dicts_or_sets):
+            for d in dicts_or_sets:
+                if name in d:
+                    if isinstance(d, dict):
+                        del d[name]
+                    else:
+                        d.discard(name)
+
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(self.__dict__, self._buffers, self._modules,
+                        self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            # a registered parameter stays a parameter: only a Parameter or None may replace it
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        else:
+            modules = self.__dict__.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError("cannot assign module before Module.__init__() call")
+                remove_from(self.__dict__, self._parameters, self._buffers,
+                            self._non_persistent_buffers_set)
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                    "(torch.nn.Module or None expected)")
+                modules[name] = value
+            else:
+                buffers = self.__dict__.get("_buffers")
+                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+                    if value is not None and not isinstance(value, Tensor):
+                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                        "(torch.nn.Buffer, torch.Tensor or None expected)")
+                    if isinstance(value, Buffer):
+                        persistent = value.persistent
+                    else:
+                        persistent = name not in self._non_persistent_buffers_set
+                    self.register_buffer(name, value, persistent)
+                else:
+                    super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            super().__delattr__(name)
+
+    def __dir__(self):
+        keys = (dir(self.__class__) + list(self.__dict__) + list(self._parameters)
+                + list(self._modules) + list(self._buffers))
+        return sorted(k for k in keys if not k[0].isdigit())  # "0", "1": not attribute names
+
+    # -- hooks -------------------------------------------------------------------------------------
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) -> None or new args; with_kwargs: hook(module, args, kwargs)."""
+        handle = RemovableHandle(self._forward_pre_hooks,
+                                 extra_dict=self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """hook(module, args, output) -> None or a replacement output."""
+        handle = RemovableHandle(self._forward_hooks, extra_dict=[
+            self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook):
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
+                               "single Module. Please use only one of them.")
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
+                               "single Module. Please use only one of them.")
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    # -- calling -------------------------------------------------------------------------------
+    def _slow_forward(self, *input, **kwargs):
+        """forward while tracing: inside the scope named by trace_module's module map (set by the
+        tracer, reftrace/jit), so the recorded nodes carry ``scope: __module.a/...``."""
+        from ...jit import _trace  # lazy: jit imports nn
+        module_map = getattr(_trace, "_trace_module_map", None)
+        name = module_map.get(self, None) if module_map is not None else None
+        if not name:
+            return self.forward(*input, **kwargs)
+        tracer = STATE.tracer
+        tracer.push_scope(name)
+        try:
+            return self.forward(*input, **kwargs)
+        finally:
+            tracer.pop_scope()
+
+    def _call_impl(self, *args, **kwargs):
+        forward_call = self._slow_forward if STATE.tracer is not None else self.forward
+        # the common case: no hooks anywhere, nothing but forward
+        if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
+                or self._forward_pre_hooks or _global_backward_hooks or _global_forward_hooks
+                or _global_forward_pre_hooks):
+            return forward_call(*args, **kwargs)
+
+        result = None
+        called_always_called_hooks = set()
+        try:
+            for hook_id, hook in (*_global_forward_pre_hooks.items(),
+                                  *self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    args_kwargs_result = hook(self, args, kwargs)
+                    if args_kwargs_result is not None:
+                        if isinstance(args_kwargs_result, tuple) and len(args_kwargs_result) == 2:
+                            args, kwargs = args_kwargs_result
+                        else:
+                            raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {args_kwargs_result}.")
+                else:
+                    args_result = hook(self, args)
+                    if args_result is not None:
+                        args = args_result if isinstance(args_result, tuple) else (args_result,)
+            # (torch wraps args and result in a BackwardHook here when full backward hooks are
+            # set; without autograd there is nothing for it to do)
+            result = forward_call(*args, **kwargs)
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called or \
+                        hook_id in _global_forward_hooks_always_called:
+                    called_always_called_hooks.add(hook_id)
+                if hook_id in self._forward_hooks_with_kwargs or \
+                        hook_id in _global_forward_hooks_with_kwargs:
+                    hook_result = hook(self, args, kwargs, result)
+                else:
+                    hook_result = hook(self, args, result)
+                if hook_result is not None:
+                    result = hook_result
+            return result
+        except Exception:
+            # forward hooks registered with always_call=True run even when forward raised
+            self._run_always_called_hooks(args, kwargs, result, called_always_called_hooks)
+            raise
+
+    def _run_always_called_hooks(self, args, kwargs, result, already_called):
+        for is_global, hooks in ((True, _global_forward_hooks), (False, self._forward_hooks)):
+            always = _global_forward_hooks_always_called if is_global \
+                else self._forward_hooks_always_called
+            for hook_id, hook in hooks.items():
+                if hook_id not in always or hook_id in already_called:
+                    continue
+                try:
+                    if not is_global and hook_id in self._forward_hooks_with_kwargs:
+                        hook_result = hook(self, args, kwargs, result)
+                    else:
+                        hook_result = hook(self, args, result)
+                    if hook_result is not None:
+                        result = hook_result
+                except Exception as e:
+                    which = "global module" if is_global else "module"
+                    warnings.warn(f"{which} forward hook with ``always_call=True`` raised an exception "
+                                  f"that was silenced as another error was raised in forward: {e}",
+                                  stacklevel=2)
+
+    __call__ = _call_impl
+
+    # -- iteration -------------------------------------------------------------------------------
+    def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
+        """(name, member) over this module (and its submodules), each shared member once."""
+        memo = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
+            for k, v in get_members_fn(module):
+                if v is None or v in memo:
+                    continue
+                if remove_duplicate:
+                    memo.add(v)
+                yield module_prefix + ("." if module_prefix else "") + k, v
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members(lambda m: m._parameters.items(), prefix=prefix,
+                                       recurse=recurse, remove_duplicate=remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members(lambda m: m._buffers.items(), prefix=prefix,
+                                       recurse=recurse, remove_duplicate=remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, buf in self.named_buffers(recurse=recurse):
+            yield buf
+
+    def named_children(self):
+        memo = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in memo:
+                memo.add(module)
+                yield name, module
+
+    def children(self):
+        for _, module in self.named_children():
+            yield module
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """Pre-order: this module, then each child's subtree; a shared module once (by default)."""
+        if memo is None:
+            memo = set()
+        if self not in memo:
+            if remove_duplicate:
+                memo.add(self)
+            yield prefix, self
+            for name, module in self._modules.items():
+                if module is None:
+                    continue
+                submodule_prefix = prefix + ("." if prefix else "") + name
+                yield from module.named_modules(memo, submodule_prefix, remove_duplicate)
+
+    def modules(self, remove_duplicate=True):
+        for _, module in self.named_modules(remove_duplicate=remove_duplicate):
+            yield module
+
+    # -- modes and conversions -------------------------------------------------------------------
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            if p.grad is not None:
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad.requires_grad_(False)
+                    p.grad.zero_()
+
+    def apply(self, fn):
+        """fn(module) on every submodule (children first), then on self."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn, recurse=True):
+        """Convert every parameter and buffer with fn. Parameters keep their identity (torch's
+        ``param.data = fn(param)``), so optimisers and tied weights still see them; buffers are
+        replaced by fn's result."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for param in self._parameters.values():
+            if param is None:
+                continue
+            with no_grad():
+                _set_data(param, fn(param))
+            if param.grad is not None:
+                with no_grad():
+                    _set_data(param.grad, fn(param.grad))
+        for key, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[key] = fn(buf)
+        return self
+
+    def cpu(self):
+        return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device=None):
+        return self._apply(lambda t: t.cuda(device))
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.type(dst_type))
+
+    def float(self):
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self):
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self):
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def to(self, *args, **kwargs):
+        """to(device), to(dtype), to(tensor), to(device, dtype): floating point (and complex)
+        tensors take the dtype, integral ones (num_batches_tracked) keep theirs."""
+        device, dtype, non_blocking = _parse_to(*args, **kwargs)
+        if dtype is not None:
+            if not (dtype.is_floating_point or dtype.is_complex):
+                raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
+                                f"desired dtype={dtype}")
+            if dtype.is_complex:
+                warnings.warn(
+                    "Complex modules are a new feature under active development whose design may "
+                    "change, and some modules might not work as expected when using complex tensors "
+                    "as parameters or buffers. Please file an issue at https://github.com/pytorch/"
+                    "pytorch/issues/new?template=bug-report.yml if a complex module does not work as "
+                    "expected.", stacklevel=2)
+
+        def convert(t):
+            keep = t.is_floating_point() or t.is_complex()
+            return t.to(device, dtype if keep else None, non_blocking)
+        return self._apply(convert)
+
+    # -- state dict ------------------------------------------------------------------------------
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """Parameters and persistent buffers by dotted name, in named_modules order; detached
+        (sharing data) unless keep_vars."""
+        if args:
+            warnings.warn(
+                "Positional args are being deprecated, use kwargs instead. Refer to "
+                "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module."
+                "state_dict for details.", FutureWarning, stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            hook_result = hook(self, destination, prefix, {})
+            if hook_result is not None:
+                destination = hook_result
+        return destination
+
+    def register_state_dict_pre_hook(self, hook):
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_load_state_dict_post_hook(self, hook):
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """Copy this module's own entries (not its children's) in place; collect what is wrong."""
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        persistent_buffers = {k: v for k, v in self._buffers.items()
+                              if k not in self._non_persistent_buffers_set}
+        local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
+                                                        persistent_buffers.items())
+                       if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            input_param = state_dict[key]
+            if not isinstance(input_param, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor '
+                                  f"or Tensor-like object from checkpoint but received {type(input_param)}")
+                continue
+            # a 0-dim parameter accepts a one-element 1-D checkpoint entry (old checkpoints)
+            if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
+                input_param = input_param[0]
+            if input_param.shape != param.shape:
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{input_param.shape} from checkpoint, the shape in current model "
+                                  f"is {param.shape}.")
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        if isinstance(param, Parameter) and not isinstance(input_param, Parameter):
+                            input_param = Parameter(input_param, requires_grad=param.requires_grad)
+                        elif isinstance(param, Parameter):
+                            input_param.requires_grad_(param.requires_grad)
+                        setattr(self, name, input_param)
+                    else:
+                        param.copy_(input_param)
+            except Exception as ex:
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in '
+                                  f"the model are {param.size()} and whose dimensions in the "
+                                  f"checkpoint are {input_param.size()}, an exception occurred : "
+                                  f"{ex.args}.")
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != prefix + "_extra_state":
+                    input_name = key[len(prefix):].split(".", 1)
+                    # "child.x" belongs to the child (checked there); "x" must be ours
+                    if len(input_name) > 1:
+                        if input_name[0] not in self._modules:
+                            unexpected_keys.append(key)
+                    elif input_name[0] not in local_state:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing_keys, unexpected_keys, error_msgs = [], [], []
+        state_dict = OrderedDict(state_dict)
+
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {"assign_to_params_buffers": assign} if assign else {}
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing_keys, unexpected_keys, error_msgs)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state_dict.items()
+                                 if k.startswith(child_prefix)}, child_prefix)
+            incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, incompatible_keys) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be modified, "
+                        "it should be done inplace.")
+
+        load(self, state_dict)
+        if strict:
+            if unexpected_keys:
+                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected_keys)))
+            if missing_keys:
+                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing_keys)))
+        if error_msgs:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                self.__class__.__name__, "\n\t".join(error_msgs)))
+        return _IncompatibleKeys(missing_keys, unexpected_keys)
+
+    # -- printing --------------------------------------------------------------------------------
+    def _get_name(self):
+        return self.__class__.__name__
+
+    def extra_repr(self):
+        """The text inside the parentheses of this module's repr line (layers override it)."""
+        return ""
+
+    def __repr__(self):
+        extra_lines = []
+        extra_repr = self.extra_repr()
+        if extra_repr:
+            extra_lines = extra_repr.split("\n")
+        child_lines = []
+        for key, module in self._modules.items():
+            child_lines.append("(" + key + "): " + _addindent(repr(module), 2))
+        lines = extra_lines + child_lines
+        main_str = self._get_name() + "("
+        if lines:
+            # one line of extra_repr and no children: all on one line, Linear(in_features=...)
+            if len(extra_lines) == 1 and not child_lines:
+                main_str += extra_lines[0]
+            else:
+                main_str += "\n  " + "\n  ".join(lines) + "\n"
+        return main_str + ")"
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+def _parse_to(*args, **kwargs):
+    """torch._C._nn._parse_to: (device, dtype, non_blocking) from Module.to's overloads."""
+    from ... import _dtype as D
+    from ..._device import as_device
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        t = rest.pop(0)
+        device, dtype = t.device, t.dtype
+    elif rest and isinstance(rest[0], D.dtype):
+        dtype = rest.pop(0)
+    elif rest and rest[0] is not None and not isinstance(rest[0], bool):
+        device = rest.pop(0)
+        if rest and isinstance(rest[0], D.dtype):
+            dtype = rest.pop(0)
+    elif rest and rest[0] is None:
+        rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        non_blocking = rest.pop(0)
+    if rest:
+        raise TypeError(f"to() received an invalid combination of arguments: {args}")
+    return (as_device(device) if device is not None else None), dtype, non_blocking

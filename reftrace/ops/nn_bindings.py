@@ -1,0 +1,49 @@
+"""The nn functions torch implements in C++ behind its Python bindings: ``torch.conv2d``,
+``torch._C._nn.avg_pool2d`` ... (``torch.nn.functional`` re-exports them).
+
+They live here, not in ``reftrace/nn/``, for one reason: in torch they have no Python frame, so a
+trace names values after the CALLER's variables and attributes source lines to the caller. The
+tracer treats frames under ``reftrace/nn/`` as user code (as torch's own torch/nn/functional.py
+Python frames are), and frames elsewhere in reftrace as internal: defining the builtins here keeps
+their frames invisible, exactly as in torch. Nothing here is registered in the op table.
+"""
+import numbers
+
+from ._registry import get_packet
+
+
+def _int_list(v, n):
+    # an int for a SymInt[n] parameter is repeated n times (what the binding records)
+    return [v] * n if isinstance(v, numbers.Integral) else list(v)
+
+
+def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
+    """at::conv{n}d: batchify, then at::convolution, which records _convolution(_mode)
+    (conv{n}d and convolution themselves are on the tracer's do-not-record list)."""
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, "
+                           f"but got input of size: [{', '.join(map(str, input.shape_tuple))}]")
+    batched = input.dim() == n + 2
+    x = input if batched else input.unsqueeze(0)
+    stride, dilation = _int_list(stride, n), _int_list(dilation, n)
+    if isinstance(padding, str):
+        out = get_packet("_convolution_mode")(x, weight, bias, stride, padding, dilation, groups)
+    else:
+        out = get_packet("_convolution")(x, weight, bias, stride, _int_list(padding, n), dilation,
+                                         False, [0] * n, groups, False, False, True, True)
+    return out if batched else out.squeeze(0)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    # the binding's signature says stride=None where the schema says stride=[]
+    return get_packet("avg_pool2d")(input, kernel_size, [] if stride is None else stride, padding,
+                                    ceil_mode, count_include_pad, divisor_override)

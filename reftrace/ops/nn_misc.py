@@ -1,0 +1,219 @@
+"""Dropout, embedding, one_hot and padding.
+
+Recorded forms: ``F.dropout(x, p, training)`` records ``aten::dropout(x, p, train)`` (``Dropout2d``
+records ``aten::feature_dropout``), flagged nondeterministic; with ``train`` False (or p == 0)
+the op returns its INPUT itself, as torch's. ``F.pad`` records ``aten::pad(x, pad, mode, value)``
+in torch 2.13, whatever the mode; the mode-specific ops (constant_pad_nd, reflection_pad2d ...)
+are what it runs and are registered for ``torch.ops.aten`` use.
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import _fresh, xp_of
+from .nn_conv import legacy_type_name, sizes
+from .random import bernoulli_draws
+from ._registry import op
+
+
+# -- dropout -------------------------------------------------------------------------------------
+
+def _dropout(x, p, train, feature, inplace):
+    if p == 0 or not train or x._array.size == 0:
+        return x
+    if feature and x.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    xp = xp_of(x)
+    if p == 1:
+        result = x._array * xp.zeros((), dtype=x.dtype.np)
+    else:
+        # keep each element (feature: each (sample, channel) plane) with probability 1 - p,
+        # scaled by 1 / (1 - p) so the expectation is unchanged; the scaled mask is in x's dtype
+        shape = x.shape_tuple[:2] + (1,) * (x.ndim - 2) if feature else x.shape_tuple
+        keep = bernoulli_draws(x.device, shape, 1 - p)
+        mask = keep.astype(x.dtype.np) / x.dtype.np.type(1 - p)
+        result = x._array * mask
+    if inplace:
+        x._array[...] = result
+        x._version += 1
+        return x
+    return _fresh(result, x.dtype, x.device)
+
+
+@op("dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
+def dropout(input, p, train):
+    return _dropout(input, p, train, False, False)
+
+
+@op("feature_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
+def feature_dropout(input, p, train):
+    return _dropout(input, p, train, True, False)
+
+
+@op("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
+def dropout_(self, p, train):
+    return _dropout(self, p, train, False, True)
+
+
+@op("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
+def feature_dropout_(self, p, train):
+    return _dropout(self, p, train, True, True)
+
+
+# -- embedding, one_hot ----------------------------------------------------------------------------
+
+@op("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
+    "bool sparse=False) -> Tensor")
+def embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    # padding_idx / scale_grad_by_freq / sparse only change the backward pass
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if indices.dtype not in (D.int64, D.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+            f"Long, Int; but got {legacy_type_name(indices)} instead (while checking arguments for "
+            "embedding)")
+    idx = indices._array
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape_tuple[0]):
+        raise IndexError("index out of range in self")
+    xp = xp_of(weight)
+    return _fresh(weight._array[idx], weight.dtype, weight.device)
+
+
+@op("embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) "
+    "-> Tensor(a!)")
+def embedding_renorm_(self, indices, max_norm, norm_type):
+    # F.embedding(max_norm=...): rows that will be looked up are scaled, in place, to norm <= max
+    if self.ndim != 2:
+        raise RuntimeError("'self' must be 2-D")
+    if indices.dtype not in (D.int64, D.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+            f"Long, Int; but got {legacy_type_name(indices)} instead (while checking arguments for "
+            "embedding_renorm_)")
+    w = self._array
+    for i in sorted({int(v) for v in indices._array.reshape(-1).tolist()}):
+        norm = float(np.linalg.norm(w[i], ord=norm_type))
+        if norm > max_norm:
+            w[i] *= w.dtype.type(max_norm / (norm + 1e-7))
+    self._version += 1
+    return self
+
+
+@op("one_hot(Tensor self, int num_classes=-1) -> Tensor", variants=())
+def one_hot(self, num_classes):
+    if self.dtype is not D.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    xp = xp_of(self)
+    a = self._array
+    if a.size == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    else:
+        if a.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(a.max()) + 1
+        elif a.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    res = (a[..., None] == xp.arange(num_classes)).astype(np.int64)
+    return _fresh(res, D.int64, self.device)
+
+
+# -- padding ---------------------------------------------------------------------------------------
+
+def _pairs(pad, ndim):
+    """F.pad's flat list (last dim first: left, right, top, bottom, ...) as numpy pad pairs."""
+    pairs = [(0, 0)] * ndim
+    for i in range(len(pad) // 2):
+        pairs[ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    return pairs
+
+
+@op("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor")
+def constant_pad_nd(self, pad, value):
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) > 2 * self.ndim:
+        raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions of "
+                           f"the input. Pad length is {len(pad)} while the input has {self.ndim} "
+                           "dimensions.")
+    pairs = _pairs(pad, self.ndim)
+    shape = self.shape_tuple
+    for d, (b, e) in enumerate(pairs):
+        # negative pads are applied first as narrow() crops, with narrow's check
+        if shape[d] + min(b, 0) < 0 or shape[d] + min(b, 0) + min(e, 0) < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        if shape[d] + b + e < 0:
+            raise RuntimeError(f"The input size {shape[d]}, plus negative padding {b} and {e} resulted "
+                               f"in a negative output size, which is invalid. Check dimension {d} of "
+                               "your input.")
+    xp = xp_of(self)
+    out = xp.full(tuple(s + b + e for s, (b, e) in zip(shape, pairs)), value, dtype=self.dtype.np)
+    # negative padding crops: copy the overlap of input and output windows
+    src = tuple(slice(max(-b, 0), s - max(-e, 0)) for s, (b, e) in zip(shape, pairs))
+    dst = tuple(slice(max(b, 0), max(b, 0) + (sl.stop - sl.start))
+                for sl, (b, e) in zip(src, pairs))
+    out[dst] = self._array[src]
+    return _fresh(out, self.dtype, self.device)
+
+
+def _np_pad(self, pad, mode, dims):
+    """reflection/replication/circular padding of the last ``dims`` dims."""
+    shape = self.shape_tuple
+    if mode != "circular" and (self.ndim not in (dims + 1, dims + 2)
+                               or 0 in shape[self.ndim - dims - 1:]):
+        raise RuntimeError(f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with possibly 0 "
+                           "batch size and other non-zero dimensions for input, but got: "
+                           f"{sizes(shape)}")
+    pairs = _pairs(pad, self.ndim)
+    if mode == "reflect":
+        # checked from the last dim back; torch numbers the pad arguments #4, #6, #8
+        for j, d in enumerate(range(self.ndim - 1, self.ndim - 1 - dims, -1)):
+            b, e = pairs[d]
+            if b >= shape[d] or e >= shape[d]:
+                raise RuntimeError(
+                    f"Argument #{4 + 2 * j}: Padding size should be less than the corresponding "
+                    f"input dimension, but got: padding ({b}, {e}) at dimension {d} of input "
+                    f"{sizes(shape)}")
+    xp = xp_of(self)
+    np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
+    return _fresh(xp.pad(self._array, pairs, mode=np_mode), self.dtype, self.device)
+
+
+def _register_pad(mode, aten, dims):
+    n = 2 * dims
+    op(f"{aten}{dims}d(Tensor self, SymInt[{n}] padding) -> Tensor", variants=())(
+        lambda self, padding: _np_pad(self, padding, mode, dims))
+
+
+for _dims in (1, 2, 3):
+    _register_pad("reflect", "reflection_pad", _dims)
+    _register_pad("replicate", "replication_pad", _dims)
+
+@op('pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor', variants=())
+def pad(self, pad, mode, value):
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * self.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{self.ndim}")
+    if mode == "constant":
+        return constant_pad_nd.kernel(self, pad, 0.0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    dims = len(pad) // 2
+    if not (1 <= dims <= 3 and self.ndim in (dims + 1, dims + 2)):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {self.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode == "circular":
+        for d, (b, e) in enumerate(_pairs(pad, self.ndim)):
+            if b > self.shape_tuple[d] or e > self.shape_tuple[d]:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+    return _np_pad(self, pad, mode, dims)

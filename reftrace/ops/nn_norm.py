@@ -1,0 +1,114 @@
+"""Normalisation: batch_norm, layer_norm, group_norm.
+
+torch records the composite ops (``aten::batch_norm`` with 9 inputs, ``aten::layer_norm`` and
+``aten::group_norm`` with 6; the last argument is the global cudnn flag, True), never the
+native_* kernels behind them. Statistics are computed in float64 and the result rounded once to
+the input dtype: torch's float32 kernels accumulate in float32, so the two agree to ~1 ulp.
+
+batch_norm in training mode updates running_mean / running_var IN PLACE (torch's CPU kernel):
+    running_mean = momentum * batch_mean + (1 - momentum) * running_mean
+    running_var  = momentum * batch_var_unbiased + (1 - momentum) * running_var
+the batch is normalised with the biased variance.
+"""
+import numpy as np
+
+from .._tensor import _fresh, xp_of
+from .nn_conv import sizes
+from ._registry import op
+
+
+def _affine_result(x, normalized, weight, bias, channel_shape):
+    """normalized * weight + bias (per channel), rounded once to x's dtype."""
+    if weight is not None:
+        normalized = normalized * weight._array.astype(np.float64).reshape(channel_shape)
+    if bias is not None:
+        normalized = normalized + bias._array.astype(np.float64).reshape(channel_shape)
+    xp = xp_of(x)
+    return _fresh(normalized.astype(x.dtype.np), x.dtype, x.device)
+
+
+def _write_stat(t, value):
+    """Store a running statistic in place (views and bases see it, as torch's in-place update)."""
+    t._array[...] = value.astype(t.dtype.np)
+    t._version += 1
+
+
+@op("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+    "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor")
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled):
+    if input.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
+                         f"{max(input.ndim, 1) - 1}], but got 1)")
+    features = input.shape_tuple[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None:
+            if t._array.size != features:
+                raise RuntimeError(f"{name} should contain {features} elements not {t._array.size}")
+        elif not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t._array.size != features:
+            raise RuntimeError(f"{name} should contain {features} elements not {t._array.size}")
+    a = input._array.astype(np.float64)
+    axes = (0,) + tuple(range(2, a.ndim))
+    channel = (1, -1) + (1,) * (a.ndim - 2)
+    if training:
+        mean = a.mean(axis=axes)
+        var = a.var(axis=axes)                      # biased: what normalises the batch
+        n = a.size // features
+        if running_mean is not None:
+            _write_stat(running_mean, momentum * mean +
+                        (1 - momentum) * running_mean._array.astype(np.float64))
+        if running_var is not None:
+            unbiased = var * n / (n - 1) if n > 1 else var * np.inf
+            _write_stat(running_var, momentum * unbiased +
+                        (1 - momentum) * running_var._array.astype(np.float64))
+    else:
+        mean = running_mean._array.astype(np.float64)
+        var = running_var._array.astype(np.float64)
+    normalized = (a - mean.reshape(channel)) / np.sqrt(var.reshape(channel) + eps)
+    return _affine_result(input, normalized, weight, bias, channel)
+
+
+@op("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+    "float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor")
+def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
+    shape = tuple(normalized_shape)
+    k = len(shape)
+    if k < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing "
+                           f"at least one element, but got normalized_shape = {sizes(shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.shape_tuple != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
+                               f"{name} of shape {sizes(t.shape_tuple)} and normalized_shape = {sizes(shape)}")
+    xs = input.shape_tuple
+    if len(xs) < k or xs[len(xs) - k:] != shape:
+        raise RuntimeError(f"Given normalized_shape={sizes(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size{sizes(xs)}")
+    a = input._array.astype(np.float64)
+    axes = tuple(range(a.ndim - k, a.ndim))
+    mean = a.mean(axis=axes, keepdims=True)
+    var = a.var(axis=axes, keepdims=True)
+    return _affine_result(input, (a - mean) / np.sqrt(var + eps), weight, bias, shape)
+
+
+@op("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
+    "float eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor")
+def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
+    xs = input.shape_tuple
+    n, c = xs[0], xs[1]
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but "
+                           f"got input of shape {sizes(xs)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t._array.size != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {sizes(t.shape_tuple)} "
+                               f"and input of shape {sizes(xs)}")
+    grouped = input._array.astype(np.float64).reshape(n, num_groups, -1)
+    mean = grouped.mean(axis=-1, keepdims=True)
+    var = grouped.var(axis=-1, keepdims=True)
+    normalized = ((grouped - mean) / np.sqrt(var + eps)).reshape(xs)
+    return _affine_result(input, normalized, weight, bias, (1, -1) + (1,) * (len(xs) - 2))

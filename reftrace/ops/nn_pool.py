@@ -1,0 +1,259 @@
+"""Pooling: max (1d/2d, with indices, ceil_mode), average 2d, adaptive average 2d.
+
+Recorded forms: ``F.max_pool2d(x, 2)`` records ``aten::max_pool2d`` with its stride as an EMPTY
+list (torch's Python layer passes ``[]`` for stride=None; the kernel then uses the kernel size),
+padding/dilation/ceil_mode materialised; ``return_indices=True`` records
+``aten::max_pool2d_with_indices`` instead. Windows are strided views (``nn_conv.windows``).
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import _fresh, xp_of
+from .nn_conv import sizes, windows, constant_padded
+from ._registry import op
+
+
+def pooling_output_size(size, k, pad, stride, dilation, ceil_mode):
+    """ATen's pooling_output_shape: floor (or ceil) division, and with ceil_mode the last window
+    must start inside the input or the left padding."""
+    num = size + 2 * pad - dilation * (k - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = num // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def _pool_params(name, n, kernel_size, stride, padding, dilation):
+    """Expand the int lists of a pooling call (one value applies to every spatial dim)."""
+    two = n == 2
+    def one(values, what, allow_empty=False):
+        if allow_empty and not values:
+            return None
+        if len(values) == 1:
+            return list(values) * n
+        if len(values) == n:
+            return list(values)
+        if two:
+            verb = {"kernel_size": "must either be a single int, or a tuple of two ints",
+                    "stride": "must either be omitted, a single int, or a tuple of two ints",
+                    "padding": "must either be a single int, or a tuple of two ints",
+                    "dilation": "must be either a single int, or a tuple of two ints"}[what]
+            raise RuntimeError(f"{name}: {what} {verb}")
+        kinds = {"kernel_size": "an int, list of ints or tuple of ints",
+                 "stride": "None, an int, list of ints, or tuple of ints",
+                 "padding": "an int, list of ints or tuple of ints",
+                 "dilation": "an int, list of ints or tuple of ints"}[what]
+        raise RuntimeError(f"{name}() {what} must be {kinds} of size 1 but got size {len(values)}")
+    k = one(kernel_size, "kernel_size")
+    s = one(stride, "stride", allow_empty=True) or list(k)
+    p = one(padding, "padding")
+    d = one(dilation, "dilation") if dilation is not None else [1] * n
+    return k, s, p, d
+
+
+def _check_pool(x, name, k, s, p, d, ceil_mode):
+    """pool2d_shape_check's conditions and messages; returns the output spatial sizes."""
+    nd = len(k)
+    if any(v == 0 for v in s):
+        raise RuntimeError("stride should not be zero")
+    if nd == 2:
+        if any(v <= 0 for v in d):
+            raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} "
+                               f"dilationW: {d[1]}")
+        if any(v <= 0 for v in k):
+            raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    elif k[0] <= 0:
+        raise RuntimeError(f"{name}() kernel_size must be greater than zero, but got {k[0]}")
+    for kk, pp, dd in zip(k, p, d):
+        if nd == 1 and pp > kk // 2:
+            raise RuntimeError(f"{name}() padding should be at most half of kernel size, but got "
+                               f"padding={pp} and kernel_size={kk}")
+        if pp > ((kk - 1) * dd + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pp}, kernel_size={kk} and dilation={dd}")
+    shape = x.shape_tuple
+    out = [pooling_output_size(L, kk, pp, ss, dd, ceil_mode)
+           for L, kk, pp, ss, dd in zip(shape[-nd:], k, p, s, d)]
+    if any(o < 1 for o in out):
+        ins = shape[-nd - 1:] if x.ndim > nd else shape
+        if nd == 1:  # reported as a 2d pooling of height 1, as ATen implements it
+            raise RuntimeError(f"Given input size: ({ins[0]}x1x{ins[-1]}). Calculated output size: "
+                               f"({ins[0]}x1x{out[0]}). Output size is too small")
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, ins))}). Calculated output size: "
+                           f"({'x'.join(map(str, (ins[0], *out)))}). Output size is too small")
+    return out
+
+
+def _padded_windows(xp, a, k, s, p, d, out, fill):
+    """Windows (…, *out, *k) of array ``a`` padded by ``fill``; extra right padding covers
+    ceil_mode's last, partial window."""
+    pairs = [(pp, max((o - 1) * ss + dd * (kk - 1) + 1 - L - pp, 0))
+             for L, kk, pp, ss, dd, o in zip(a.shape[-len(k):], k, p, s, d, out)]
+    if any(pair != (0, 0) for pair in pairs):
+        a = constant_padded(xp, a, pairs, fill)
+    win = windows(xp, a, k, s, d)
+    return win[(Ellipsis,) + tuple(slice(0, o) for o in out) + (slice(None),) * len(k)]
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.is_floating_point else np.iinfo(dtype.np).min
+
+
+def _argmax_as_aten(xp, flat, values, valid):
+    """The index ATen's scan reports: it starts at the first in-bounds position and moves on
+    `val > max || isnan(val)`, so the FIRST maximum wins, but the LAST NaN (padding never wins)."""
+    hit = (flat == values[..., None]) & valid
+    arg = hit.argmax(axis=-1)
+    if flat.dtype.kind == "f":
+        nans = xp.isnan(flat) & valid
+        if nans.any():
+            last_nan = flat.shape[-1] - 1 - nans[..., ::-1].argmax(axis=-1)
+            arg = xp.where(xp.isnan(values), last_nan, arg)
+    return arg
+
+
+def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, with_indices):
+    k, s, p, d = _pool_params(name, nd, kernel_size, stride, padding, dilation)
+    if nd == 2 and (x.ndim not in (3, 4) or x._array.size == 0):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if x.dtype is D.bool or x.dtype.is_complex:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{x.dtype.ir_name}'")
+    out = _check_pool(x, name, k, s, p, d, ceil_mode)
+    xp = xp_of(x)
+    win = _padded_windows(xp, x._array, k, s, p, d, out, _lowest(x.dtype))
+    flat = win.reshape(win.shape[:-nd] + (-1,))
+    values = flat.max(axis=-1)  # NaN propagates, as in ATen
+    if not with_indices:
+        return _fresh(values, x.dtype, x.device)
+    inside = xp.ones(x.shape_tuple[-nd:], dtype=bool)
+    valid = _padded_windows(xp, inside, k, s, p, d, out, False)
+    arg = _argmax_as_aten(xp, flat, values, valid.reshape(valid.shape[:-nd] + (-1,)))
+    # the winner's position in the (unpadded) input plane, flattened as ATen reports it; a window
+    # with no in-bounds element reports ATen's initial position: the start stepped by the
+    # dilation until it is >= 0 (possibly past the end)
+    pos = xp.unravel_index(arg, tuple(k))
+    empty = ~valid.any(axis=tuple(range(-nd, 0)))
+    index = xp.zeros(arg.shape, dtype=np.int64)
+    shape = x.shape_tuple[-nd:]
+    for i in range(nd):
+        start = xp.arange(out[i]).reshape((-1,) + (1,) * (nd - 1 - i)) * s[i] - p[i]
+        stepped = start + (-(start // d[i])) * d[i] * (start < 0)
+        coord = xp.where(empty, stepped, start + pos[i] * d[i])
+        index = index * shape[i] + coord
+    return (_fresh(values, x.dtype, x.device),
+            _fresh(index, D.int64, x.device))
+
+
+def _check_1d_input(x, name):
+    if x.ndim not in (2, 3):
+        raise RuntimeError(f"{name}: Expected 2D or 3D (batch mode) tensor with optional 0 dim "
+                           f"batch size for input, but got:{sizes(x.shape_tuple)}")
+
+
+@op("max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], "
+    "int[1] dilation=[1], bool ceil_mode=False) -> Tensor")
+def max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode):
+    # ATen's separate max_pool1d_impl, with its own checks and messages
+    _check_1d_input(self, "max_pool1d")
+    k, s, p, d = _pool_params("max_pool1d", 1, kernel_size, stride, padding, dilation)
+    for what, v, low in (("kernel_size", k[0], 1), ("stride", s[0], 1), ("padding", p[0], 0)):
+        if v < low:
+            rule = "must be non-negative" if low == 0 else "must be greater than zero"
+            raise RuntimeError(f"max_pool1d() {what} {rule}, but got {v}")
+    if p[0] > k[0] // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p[0]} and kernel_size={k[0]}")
+    if d[0] < 1:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d[0]}")
+    out = pooling_output_size(self.shape_tuple[-1], k[0], p[0], s[0], d[0], ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    if self.dtype.category < 2:
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{self.dtype.ir_name}'")
+    return _max_pool(self, "max_pool1d", 1, kernel_size, stride, padding, dilation, ceil_mode, False)
+
+
+@op("max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], "
+    "int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> (Tensor, Tensor)")
+def max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
+    if self.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {self.ndim}-dimensional tensor for "
+                           "argument #1 'self' (while checking arguments for max_pool1d)")
+    return _max_pool(self, "max_pool1d", 1, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+@op("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+    "int[2] dilation=1, bool ceil_mode=False) -> Tensor")
+def max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
+    return _max_pool(self, "max_pool2d", 2, kernel_size, stride, padding, dilation, ceil_mode, False)
+
+
+@op("max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+    "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", variants=())
+def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
+    return _max_pool(self, "max_pool2d", 2, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+@op("avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+    "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+    variants=())
+def avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    k, s, p, d = _pool_params("avg_pool2d", 2, kernel_size, stride, padding, None)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    if self.ndim not in (3, 4):
+        # ATen reads input.size(-3) first
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(self.ndim, 1)}, "
+                         f"{max(self.ndim, 1) - 1}], but got -3)")
+    if self.dtype is D.bool or self.dtype.is_complex:
+        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{self.dtype.ir_name}'")
+    out = _check_pool(self, "avg_pool2d", k, s, p, d, ceil_mode)
+    xp = xp_of(self)
+    acc = np.float64 if self.dtype.is_floating_point else np.int64
+    total = _padded_windows(xp, self._array, k, s, p, d, out, 0).sum(axis=(-2, -1), dtype=acc)
+    if divisor_override is not None:
+        div = xp.asarray(divisor_override)
+    else:
+        # per output position, as ATen: the window clipped to input+padding counts (or, without
+        # count_include_pad, the window clipped to the input itself)
+        counts = []
+        for L, kk, pp, ss, o in zip(self.shape_tuple[-2:], k, p, s, out):
+            start = xp.arange(o) * ss - pp
+            end = xp.minimum(start + kk, L + pp)
+            if count_include_pad:
+                counts.append(end - start)
+            else:
+                counts.append(xp.minimum(end, L) - xp.maximum(start, 0))
+        div = counts[0][:, None] * counts[1][None, :]
+    if self.dtype.is_floating_point:
+        res = total / div
+    else:  # integer division truncating toward zero, as C++
+        res = xp.sign(total) * (xp.abs(total) // div)
+    return _fresh(res.astype(self.dtype.np), self.dtype, self.device)
+
+
+@op("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", variants=())
+def adaptive_avg_pool2d(self, output_size):
+    if len(output_size) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    if self.ndim not in (3, 4) or any(v == 0 for v in self.shape_tuple[-2:]):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{sizes(self.shape_tuple)}")
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{self.dtype.ir_name}'")
+    xp = xp_of(self)
+    a = self._array.astype(np.float64)
+    # output cell i averages input rows floor(i*L/O) .. ceil((i+1)*L/O): region sums from an
+    # integral image (cumulative sums with a leading zero row/column)
+    integral = xp.zeros(a.shape[:-2] + (a.shape[-2] + 1, a.shape[-1] + 1))
+    integral[..., 1:, 1:] = a.cumsum(-2).cumsum(-1)
+    bounds = []
+    for L, o in zip(a.shape[-2:], output_size):
+        i = xp.arange(o)
+        bounds.append(((i * L) // o, -((-(i + 1) * L) // o)))
+    (h0, h1), (w0, w1) = bounds
+    H0, H1, W0, W1 = h0[:, None], h1[:, None], w0[None, :], w1[None, :]
+    sums = (integral[..., H1, W1] - integral[..., H0, W1]
+            - integral[..., H1, W0] + integral[..., H0, W0])
+    res = sums / ((H1 - H0) * (W1 - W0))
+    return _fresh(res.astype(self.dtype.np), self.dtype, self.device)
