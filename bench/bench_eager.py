@@ -1,0 +1,132 @@
+"""Eager per-op cost: reftrace vs a raw NumPy call vs torch eager, measured in the same run.
+
+    python bench/bench_eager.py            # full run (about a minute)
+    python bench/bench_eager.py --quick    # fewer repeats, for a rough look
+
+Each op runs on float32 operands of 16 elements (matmul: 4x4) and of 1M elements (matmul:
+1000x1000). A figure is the minimum over several rounds of the mean time per call (timeit), the
+three libraries taking turns in each round: noise only ever adds time, so the minimum is the
+honest cost, and turns keep a noisy moment from skewing one ratio. torch is optional.
+
+Targets (issue 2): on 16 elements reftrace costs at most 2x torch eager per op (the cost of the
+Python funnel: binding, promotion, dispatch); on 1M elements at most 1.05x the raw NumPy call
+(the funnel is amortised; any extra copy or cast would show here).
+"""
+import argparse
+import os
+import sys
+import timeit
+
+import numpy as np
+
+# run from a checkout without installing: the repository root is one level up
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import reftrace  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+# op name -> (numpy call, library call) on operands (a, b); the library call is the same
+# expression for reftrace and torch, as user code writes it
+OPS = {
+    "add": (lambda a, b: np.add(a, b), lambda a, b: a + b),
+    "mul": (lambda a, b: np.multiply(a, b), lambda a, b: a * b),
+    "matmul": (lambda a, b: np.matmul(a, b), lambda a, b: a @ b),
+    "sum": (lambda a, b: np.sum(a), lambda a, b: a.sum()),
+}
+SIZES = {"small": {"matmul": (4, 4), None: (16,)},
+         "large": {"matmul": (1000, 1000), None: (1_000_000,)}}
+
+
+def loop_count(timer, min_time):
+    """Calls per timing so that one timing lasts at least ``min_time`` seconds."""
+    number = 1
+    while timer.timeit(number) < min_time:
+        number *= 2 if number < 1000 else 10
+    return number
+
+
+def per_call(fns, repeat, min_time):
+    """Seconds per call of each function: the best of ``repeat`` timings.
+
+    The libraries take turns within each round, so a noisy moment on a shared machine slows
+    all of them alike instead of skewing one ratio.
+    """
+    timers = {name: timeit.Timer(fn) for name, fn in fns.items()}
+    numbers = {name: loop_count(t, min_time) for name, t in timers.items()}
+    best = dict.fromkeys(timers, float("inf"))
+    for _ in range(repeat):
+        for name, t in timers.items():
+            best[name] = min(best[name], t.timeit(numbers[name]) / numbers[name])
+    return best
+
+
+def operands(op, size):
+    shape = SIZES[size].get(op, SIZES[size][None])
+    rng = np.random.default_rng(0)
+    return rng.random(shape, dtype=np.float32), rng.random(shape, dtype=np.float32)
+
+
+def measure(op, size, repeat, min_time):
+    np_fn, lib_fn = OPS[op]
+    a, b = operands(op, size)
+    fns = {"numpy": lambda: np_fn(a, b)}
+    row = {}
+    ra, rb = reftrace.from_numpy(a.copy()), reftrace.from_numpy(b.copy())
+    try:
+        lib_fn(ra, rb)
+        fns["reftrace"] = lambda: lib_fn(ra, rb)
+    except Exception as e:  # an op not implemented yet: report it, keep measuring the rest
+        row["reftrace"] = type(e).__name__
+    if torch is not None:
+        ta, tb = torch.from_numpy(a.copy()), torch.from_numpy(b.copy())
+        fns["torch"] = lambda: lib_fn(ta, tb)
+    row.update(per_call(fns, repeat, min_time))
+    return row
+
+
+def fmt_us(v):
+    return f"{v * 1e6:10.2f}" if isinstance(v, float) else f"{v:>10}"
+
+
+def ratio(x, y):
+    return f"{x / y:8.2f}x" if isinstance(x, float) and isinstance(y, float) else f"{'-':>9}"
+
+
+def verdict(size, row):
+    rt = row.get("reftrace")
+    if not isinstance(rt, float):
+        return "-"
+    if size == "small" and isinstance(row.get("torch"), float):
+        return "ok" if rt <= 2.0 * row["torch"] else "over 2x torch"
+    if size == "large":
+        return "ok" if rt <= 1.05 * row["numpy"] else "over 1.05x numpy"
+    return "-"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
+    args = p.parse_args(argv)
+    repeat, min_time = (3, 0.05) if args.quick else (7, 0.2)
+
+    print(f"numpy {np.__version__}, reftrace {reftrace.__version__}, "
+          + (f"torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "torch not installed"))
+    print(f"float32; small = 16 elements (matmul 4x4), large = 1M elements (matmul 1000x1000); "
+          f"min of {repeat} repeats\n")
+    head = (f"{'op':<7} {'size':<6} {'numpy us':>10} {'reftrace us':>11} {'torch us':>10} "
+            f"{'rt/torch':>9} {'rt/numpy':>9}  target")
+    print(head)
+    print("-" * len(head))
+    for size in ("small", "large"):
+        for op in OPS:
+            row = measure(op, size, repeat, min_time)
+            print(f"{op:<7} {size:<6} {fmt_us(row['numpy'])} {fmt_us(row['reftrace']):>11} "
+                  f"{fmt_us(row.get('torch', 'n/a'))} {ratio(row['reftrace'], row.get('torch'))} "
+                  f"{ratio(row['reftrace'], row['numpy'])}  {verdict(size, row)}")
+
+
+if __name__ == "__main__":
+    main()
