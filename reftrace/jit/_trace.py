@@ -20,6 +20,11 @@ from .passes import dead_code_elimination, lower_simple_tuples, normalize_ops
 from .tracer import TracingState, TracerWarning, user_frame
 
 
+# Module -> its qualified scope name ('__module.a.lin') while trace_module runs; read by
+# Module._slow_forward to open a scope per submodule call (torch.jit._trace._trace_module_map).
+_trace_module_map = None
+
+
 def is_tracing():
     return STATE.tracer is not None
 
@@ -125,6 +130,8 @@ def trace_graph(fn, example_inputs, *, strict=True, force_outplace=False, argume
     types = input_types(example_inputs)
     state = TracingState(force_outplace=force_outplace, strict=strict)
     names = argument_names if argument_names is not None else []
+    if len(names) < len(example_inputs):
+        names = []  # tracer.cpp uses the names only when there is one for every input
     STATE.tracer = state
     try:
         inputs = []
@@ -155,6 +162,10 @@ def _normalize_inputs(example_inputs):
     return example_inputs
 
 
+def _wrap_check_inputs(check_inputs):
+    return None if check_inputs is None else [{"forward": c} for c in check_inputs]
+
+
 def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None,
           check_tolerance=1e-5, strict=True, _force_outplace=False, _module_class=None,
           _compilation_unit=None, example_kwarg_inputs=None, _store_inputs=True):
@@ -162,6 +173,26 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     if optimize is not None:
         warnings.warn("`optimize` is deprecated and has no effect. Use `with "
                       "torch.jit.optimized_execution()` instead", FutureWarning, stacklevel=2)
+    from ._module_trace import TracedModule, trace_module, _module_base
+    Module = _module_base()
+    if isinstance(func, TracedModule):
+        warnings.warn("The input to trace is already a ScriptModule, tracing it is a no-op. "
+                      "Returning the object as is.", stacklevel=2)
+        return func
+    bound_to = getattr(func, "__self__", None)
+    if isinstance(func, Module) or (isinstance(bound_to, Module) and func.__name__ == "forward"):
+        module = func if isinstance(func, Module) else bound_to
+        if example_inputs is None:
+            if not isinstance(example_kwarg_inputs, dict):
+                raise RuntimeError("example_kwarg_inputs should be a dict")
+            example_inputs = example_kwarg_inputs
+        return trace_module(module, {"forward": example_inputs}, None, check_trace,
+                            _wrap_check_inputs(check_inputs), check_tolerance, strict,
+                            _force_outplace, _module_class,
+                            example_inputs_is_kwarg=isinstance(example_kwarg_inputs, dict))
+    if isinstance(bound_to, Module):
+        raise AttributeError("trace doesn't support compiling individual module's functions.\n"
+                             "Please use trace_module")
     if example_kwarg_inputs is not None:
         if not isinstance(example_kwarg_inputs, dict):
             raise RuntimeError("example_kwarg_inputs should be a dict")

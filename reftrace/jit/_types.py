@@ -128,16 +128,38 @@ class DictType(Type):
 
 
 class ClassType(Type):
-    """A module's class: ``__torch__.Net``."""
-    __slots__ = ("qualified_name",)
+    """A traced module's class: ``__torch__.Net``, with its attributes' types and its methods
+    (one Graph each: ``forward``, ``forward1`` ... for repeated submodule calls)."""
+    __slots__ = ("qualified_name", "attributes", "methods")
 
     def __init__(self, qualified_name):
         self.qualified_name = qualified_name
+        self.attributes = {}   # name -> Type, in torch's order (params, buffers, training, ..., modules)
+        self.methods = {}      # name -> Graph
 
     def __str__(self):
         return self.qualified_name
 
     __repr__ = __str__
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return id(self)
+
+    def attribute_type(self, name):
+        return self.attributes[name]
+
+    def add_method(self, base, graph):
+        """mangleMethodName: forward, forward1, forward2 ..."""
+        i = 0
+        while True:
+            name = base if i == 0 else f"{base}{i}"
+            if name not in self.methods:
+                self.methods[name] = graph
+                return name
+            i += 1
 
 
 TENSOR_LIST = ListType(TENSOR)

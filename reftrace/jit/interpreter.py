@@ -136,6 +136,13 @@ class Interpreter:
     def prim_DictConstruct(self, node, args):
         return {args[i]: args[i + 1] for i in range(0, len(args), 2)}
 
+    def prim_GetAttr(self, node, args):
+        return getattr(args[0], node.s("name"))
+
+    def prim_CallMethod(self, node, args):
+        module = args[0]
+        return run_graph(module._type.methods[node.s("name")], args)
+
     def aten___getitem__(self, node, args):
         container, key = args
         if isinstance(container, dict):
@@ -166,6 +173,14 @@ class Interpreter:
         return args[0]._to_number()
 
 
+def run_graph(graph, args):
+    """Run a graph with a cached Interpreter (submodule methods are called again and again)."""
+    interp = graph.__dict__.get("_interpreter")
+    if interp is None:
+        interp = graph.__dict__["_interpreter"] = Interpreter(graph)
+    return interp.run(*args)
+
+
 def check_input(typ, value, name):
     """Reject inputs whose structure differs from the traced example's."""
     if isinstance(typ, T.TensorType):
@@ -183,6 +198,9 @@ def check_input(typ, value, name):
         if not isinstance(value, (list, tuple)):
             raise InterpreterError(f"Expected a value of type '{_annotation(typ)}' for argument "
                                    f"'{name}' but instead found type '{type(value).__name__}'.")
+    elif isinstance(typ, T.ClassType):
+        if getattr(value, "_type", None) is not typ:
+            raise InterpreterError(f"Expected a value of type '{typ}' for argument '{name}'")
     elif isinstance(typ, T.DictType):
         if not isinstance(value, dict):
             raise InterpreterError(f"Expected a value of type '{_annotation(typ)}' for argument "

@@ -54,7 +54,7 @@ class Value:
 
 class Node:
     __slots__ = ("graph", "kind_", "op", "inputs_", "outputs_", "attrs", "source", "scope",
-                 "prev", "next", "subgraph")
+                 "prev", "next", "subgraph", "block", "blocks_")
 
     def __init__(self, graph, kind, op=None):
         self.graph = graph
@@ -67,6 +67,8 @@ class Node:
         self.scope = None         # 'scope: __module.a/__module.a.lin' (module tracing)
         self.prev = self.next = None
         self.subgraph = None      # a Graph (prim::CallFunction / CallMethod callee)
+        self.block = None         # the Block this node is in
+        self.blocks_ = ()         # sub-blocks (module tracing's prim::TracedModuleForward)
 
     # -- torch's Node API ------------------------------------------------------------------
     def kind(self):
@@ -152,10 +154,76 @@ class Node:
 
     __str__ = __repr__
 
+    def blocks(self):
+        return list(self.blocks_)
+
+    def add_block(self):
+        b = Block(self.graph, self)
+        self.blocks_ = self.blocks_ + (b,)
+        return b
+
+    def erase_block(self, i):
+        self.blocks_ = self.blocks_[:i] + self.blocks_[i + 1:]
+
+    def replace_input(self, i, v):
+        self.inputs_[i] = v
+
     def destroy(self):
+        for o in self.outputs_:
+            if o.name is not None:
+                self.graph.set_debug_name(o, None)
         self.prev.next = self.next
         self.next.prev = self.prev
         self.prev = self.next = None
+
+
+class Block:
+    """A list of nodes between a param node (its inputs) and a return node (its outputs).
+    A Graph has one; module tracing nests more under prim::TracedModuleForward nodes."""
+    __slots__ = ("graph", "param", "ret", "owning_node")
+
+    def __init__(self, graph, owning_node):
+        self.graph = graph
+        self.owning_node = owning_node
+        self.param = Node(graph, "prim::Param")
+        self.ret = Node(graph, "prim::Return")
+        self.param.block = self.ret.block = self
+        self.param.next, self.ret.prev = self.ret, self.param
+        self.param.prev, self.ret.next = self.ret, self.param
+
+    def inputs(self):
+        return list(self.param.outputs_)
+
+    def outputs(self):
+        return list(self.ret.inputs_)
+
+    def add_input(self, type_=None, name=None):
+        v = self.param.add_output(type_ if type_ is not None else T.TENSOR)
+        if name:
+            self.graph.set_debug_name(v, name)
+        return v
+
+    def register_output(self, v):
+        self.ret.inputs_.append(v)
+
+    def erase_output(self, i):
+        del self.ret.inputs_[i]
+
+    def __iter__(self):
+        n = self.param.next
+        while n is not self.ret:
+            nxt = n.next
+            yield n
+            n = nxt
+
+    def nodes(self):
+        return list(self)
+
+    def append(self, node):
+        return self.graph.insert_after(node, self.ret.prev)
+
+    def owning_block(self):
+        return None if self.owning_node is None else self.owning_node.block
 
 
 class Graph:
@@ -163,10 +231,11 @@ class Graph:
         self._unique = 0
         self.unique_names = {}       # debug name -> Value
         self.name_base_suffix = {}   # 'x' -> next suffix (Value::setDebugName)
-        self.param = Node(self, "prim::Param")
-        self.ret = Node(self, "prim::Return")
-        self.param.next, self.ret.prev = self.ret, self.param
-        self.param.prev, self.ret.next = self.ret, self.param
+        self.block = Block(self, None)
+        self.insert_block = self.block  # where append() inserts (module scopes nest it)
+        self.current_scope = None       # 'a/a.lin' style scope path of new nodes (module tracing)
+        self._scope_stack = []
+        self.param, self.ret = self.block.param, self.block.ret
 
     def _next_unique(self):
         u = self._unique
@@ -186,17 +255,37 @@ class Graph:
     def create(self, kind, inputs=(), op=None):
         n = Node(self, kind, op)
         n.inputs_ = list(inputs)
+        n.scope = self.current_scope
         return n
 
+    # -- module scopes (Graph::push_scope / pop_scope) ------------------------------------------
+    def push_scope(self, name):
+        """Open a prim::TracedModuleForward block: nodes recorded until pop_scope go into it."""
+        self._scope_stack.append(self.current_scope)
+        self.current_scope = name if self.current_scope is None else self.current_scope + "/" + name
+        node = self.append(self.create("prim::TracedModuleForward"))
+        node.set_attr("scope", "s", name)
+        self.insert_block = node.add_block()
+
+    def pop_scope(self):
+        self.current_scope = self._scope_stack.pop()
+        owner = self.insert_block.owning_node
+        if owner is not None and owner.kind_ == "prim::TracedModuleForward":
+            self.insert_block = owner.block
+
     def append(self, node):
-        """Insert at the end of the graph (before the return node)."""
-        return self.insert_after(node, self.ret.prev)
+        """Insert at the current insertion point: the end of the innermost open block."""
+        return self.insert_after(node, self.insert_block.ret.prev)
 
     def insert_after(self, node, where):
         node.prev, node.next = where, where.next
         where.next.prev = node
         where.next = node
+        node.block = where.block
         return node
+
+    def insert_before(self, node, where):
+        return self.insert_after(node, where.prev)
 
     def set_debug_name(self, value, name):
         """Value::setDebugName, torch's clash rule included."""
@@ -311,6 +400,8 @@ def _format_attr(kind, value):
 
 def format_node(node, print_source_locations=True, indent="  "):
     parts = [indent]
+    if node.blocks_:
+        return _format_node_with_blocks(node, print_source_locations, indent)
     if node.outputs_:
         parts.append(", ".join(f"%{o.debugName()} : {o.type_}" for o in node.outputs_))
         parts.append(" = ")
@@ -324,6 +415,21 @@ def format_node(node, print_source_locations=True, indent="  "):
         parts.append(f" # {node.source[0]}:{node.source[1]}:0")
     parts.append("\n")
     return "".join(parts)
+
+
+def _format_node_with_blocks(node, print_source_locations, indent):
+    blocks = node.blocks_
+    node.blocks_ = ()
+    head = format_node(node, print_source_locations, indent)
+    node.blocks_ = blocks
+    lines = [head]
+    for i, b in enumerate(blocks):
+        ins = ", ".join(f"%{v.debugName()} : {v.type_}" for v in b.param.outputs_)
+        lines.append(f"{indent}  block{i}({ins}):\n")
+        for n in b:
+            lines.append(format_node(n, print_source_locations, indent + "    "))
+        lines.append(f"{indent}    -> (" + ", ".join("%" + v.debugName() for v in b.ret.inputs_) + ")\n")
+    return "".join(lines)
 
 
 def format_graph(graph, print_source_locations=True):

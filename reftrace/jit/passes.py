@@ -43,15 +43,22 @@ def alias_roots(graph):
     return root
 
 
+# Node::hasSideEffects: never removed, whatever uses their outputs
+SIDE_EFFECTS = frozenset({"prim::CallMethod", "prim::CallFunction", "prim::PythonOp",
+                          "prim::Print", "prim::RaiseException", "prim::SetAttr"})
+
+
 def dead_code_elimination(graph):
     root = alias_roots(graph)
     live_values = set(graph.ret.inputs_)
-    # data that is observable after the graph runs: inputs and outputs (and what they alias)
+    # data that is observable after the graph runs: inputs, outputs and module state (and
+    # what they alias)
     live_roots = {root.get(v, v) for v in graph.ret.inputs_} | set(graph.param.outputs_)
+    live_roots |= {n.outputs_[0] for n in graph if n.kind_ == "prim::GetAttr"}
     node = graph.ret.prev
     while node is not graph.param:
         prev = node.prev
-        live = any(o in live_values for o in node.outputs_)
+        live = node.kind_ in SIDE_EFFECTS or any(o in live_values for o in node.outputs_)
         if not live and _writes(node) and node.inputs_:
             live = root.get(node.inputs_[0], node.inputs_[0]) in live_roots
         if live:
@@ -72,10 +79,16 @@ def lower_simple_tuples(graph):
             n.destroy()
 
 
-def replace_uses(graph, mapping):
-    for n in list(graph) + [graph.ret]:
-        if any(i in mapping for i in n.inputs_):
-            n.inputs_ = [mapping.get(i, i) for i in n.inputs_]
+def replace_uses(graph, mapping, recurse=False):
+    """Value::replaceAllUsesWith for several values (into nested blocks when recurse)."""
+    blocks = [graph.block]
+    while blocks:
+        b = blocks.pop()
+        for n in list(b) + [b.ret]:
+            if any(i in mapping for i in n.inputs_):
+                n.inputs_ = [mapping.get(i, i) for i in n.inputs_]
+            if recurse and n.blocks_:
+                blocks.extend(n.blocks_)
 
 
 # normalize_ops.cpp getOperatorAliasMap, as torch 2.13 applies it (det, inverse and matrix_power

@@ -313,6 +313,13 @@ class TracingState:
         self.set_value(n, ntt.add_output(T.TensorType(D.int64, (), None, None, t.device)))
         return n
 
+    # -- module scopes (python_tracer.cpp push_scope / pop_scope, called by Module._slow_forward) --
+    def push_scope(self, name):
+        self.graph.push_scope(name)
+
+    def pop_scope(self):
+        self.graph.pop_scope()
+
     # -- warnings ---------------------------------------------------------------------------
     def _warn(self, message):
         if not self.warn:

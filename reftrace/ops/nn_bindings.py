@@ -10,6 +10,7 @@ their frames invisible, exactly as in torch. Nothing here is registered in the o
 import numbers
 
 from ._registry import get_packet
+from ..autograd.grad_mode import STATE as GRAD, no_grad
 
 
 def _int_list(v, n):
@@ -29,8 +30,14 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
     if isinstance(padding, str):
         out = get_packet("_convolution_mode")(x, weight, bias, stride, padding, dilation, groups)
     else:
-        out = get_packet("_convolution")(x, weight, bias, stride, _int_list(padding, n), dilation,
-                                         False, [0] * n, groups, False, False, True, True)
+        # torch traces _convolution inside convolution's autograd kernel, i.e. before autograd
+        # marks the result: the recorded type says requires_grad=0 (spec NN-18). Then autograd
+        # marks it, as here.
+        with no_grad():
+            out = get_packet("_convolution")(x, weight, bias, stride, _int_list(padding, n),
+                                             dilation, False, [0] * n, groups, False, False, True, True)
+        if GRAD.enabled and any(t is not None and t.requires_grad for t in (x, weight, bias)):
+            out.requires_grad = True
     return out if batched else out.squeeze(0)
 
 

@@ -14,37 +14,24 @@ repr) walks ``_modules`` in insertion order; that order is what a traced module'
 The tracer (reftrace/jit) reads the same internal names torch's does: ``_parameters``,
 ``_buffers``, ``_modules``, ``_non_persistent_buffers_set``, ``_forward_pre_hooks``,
 ``_forward_hooks``, ``_backward_hooks``, ``training``; and calls ``_slow_forward`` while tracing.
+state_dict / load_state_dict live in _state_dict.py (a mixin), to keep this file readable.
 
 Not modelled: the state-dict ``_metadata``/``_version`` (reftrace's state dicts are plain
 OrderedDicts), autograd-side backward hooks (they are stored, and the tracer refuses them as
 torch does, but nothing runs them: reftrace has no backward), compile, lazy modules.
 """
-import functools
-import itertools
 import warnings
-from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections import OrderedDict
 
 from ..._dispatch import STATE
 from ..._tensor import Tensor
 from ...autograd import no_grad
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
+from ._state_dict import _IncompatibleKeys, _StateDictMixin  # noqa: F401  (torch defines _IncompatibleKeys here)
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_backward_hook", "register_module_full_backward_hook"]
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What load_state_dict returns: the keys it could not match (strict=False collects them)."""
-    __slots__ = ()
-
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
 
 
 def _addindent(s_, numSpaces):
@@ -124,7 +111,7 @@ def _forward_unimplemented(self, *input):
         f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
-class Module:
+class Module(_StateDictMixin):
     training: bool
     call_super_init = False
 
@@ -446,7 +433,12 @@ class Module:
                                   f"that was silenced as another error was raised in forward: {e}",
                                   stacklevel=2)
 
-    __call__ = _call_impl
+    def _wrapped_call_impl(self, *args, **kwargs):
+        # torch's extra frame (where torch.compile hooks in); kept so that stacklevel= values
+        # ported from torch (F.softmax's _stacklevel=5) point at the same frame as in torch
+        return self._call_impl(*args, **kwargs)
+
+    __call__ = _wrapped_call_impl
 
     # -- iteration -------------------------------------------------------------------------------
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
@@ -598,147 +590,6 @@ class Module:
             keep = t.is_floating_point() or t.is_complex()
             return t.to(device, dtype if keep else None, non_blocking)
         return self._apply(convert)
-
-    # -- state dict ------------------------------------------------------------------------------
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """Parameters and persistent buffers by dotted name, in named_modules order; detached
-        (sharing data) unless keep_vars."""
-        if args:
-            warnings.warn(
-                "Positional args are being deprecated, use kwargs instead. Refer to "
-                "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module."
-                "state_dict for details.", FutureWarning, stacklevel=2)
-            if destination is None:
-                destination = args[0]
-            if len(args) > 1 and prefix == "":
-                prefix = args[1]
-            if len(args) > 2 and keep_vars is False:
-                keep_vars = args[2]
-        if destination is None:
-            destination = OrderedDict()
-        for hook in self._state_dict_pre_hooks.values():
-            hook(self, prefix, keep_vars)
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        for hook in self._state_dict_hooks.values():
-            hook_result = hook(self, destination, prefix, {})
-            if hook_result is not None:
-                destination = hook_result
-        return destination
-
-    def register_state_dict_pre_hook(self, hook):
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
-
-    def register_load_state_dict_post_hook(self, hook):
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
-        """Copy this module's own entries (not its children's) in place; collect what is wrong."""
-        for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                 error_msgs)
-        persistent_buffers = {k: v for k, v in self._buffers.items()
-                              if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
-                                                        persistent_buffers.items())
-                       if v is not None}
-        assign = local_metadata.get("assign_to_params_buffers", False)
-        for name, param in local_state.items():
-            key = prefix + name
-            if key not in state_dict:
-                if strict:
-                    missing_keys.append(key)
-                continue
-            input_param = state_dict[key]
-            if not isinstance(input_param, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor '
-                                  f"or Tensor-like object from checkpoint but received {type(input_param)}")
-                continue
-            # a 0-dim parameter accepts a one-element 1-D checkpoint entry (old checkpoints)
-            if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
-                input_param = input_param[0]
-            if input_param.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{input_param.shape} from checkpoint, the shape in current model "
-                                  f"is {param.shape}.")
-                continue
-            try:
-                with no_grad():
-                    if assign:
-                        if isinstance(param, Parameter) and not isinstance(input_param, Parameter):
-                            input_param = Parameter(input_param, requires_grad=param.requires_grad)
-                        elif isinstance(param, Parameter):
-                            input_param.requires_grad_(param.requires_grad)
-                        setattr(self, name, input_param)
-                    else:
-                        param.copy_(input_param)
-            except Exception as ex:
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in '
-                                  f"the model are {param.size()} and whose dimensions in the "
-                                  f"checkpoint are {input_param.size()}, an exception occurred : "
-                                  f"{ex.args}.")
-        if strict:
-            for key in state_dict:
-                if key.startswith(prefix) and key != prefix + "_extra_state":
-                    input_name = key[len(prefix):].split(".", 1)
-                    # "child.x" belongs to the child (checked there); "x" must be ours
-                    if len(input_name) > 1:
-                        if input_name[0] not in self._modules:
-                            unexpected_keys.append(key)
-                    elif input_name[0] not in local_state:
-                        unexpected_keys.append(key)
-
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing_keys, unexpected_keys, error_msgs = [], [], []
-        state_dict = OrderedDict(state_dict)
-
-        def load(module, local_state_dict, prefix=""):
-            local_metadata = {"assign_to_params_buffers": assign} if assign else {}
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
-                                         missing_keys, unexpected_keys, error_msgs)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    load(child, {k: v for k, v in local_state_dict.items()
-                                 if k.startswith(child_prefix)}, child_prefix)
-            incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
-            for hook in module._load_state_dict_post_hooks.values():
-                if hook(module, incompatible_keys) is not None:
-                    raise AssertionError(
-                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
-                        "expected to return new values, if incompatible_keys need to be modified, "
-                        "it should be done inplace.")
-
-        load(self, state_dict)
-        if strict:
-            if unexpected_keys:
-                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected_keys)))
-            if missing_keys:
-                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing_keys)))
-        if error_msgs:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self.__class__.__name__, "\n\t".join(error_msgs)))
-        return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     # -- printing --------------------------------------------------------------------------------
     def _get_name(self):

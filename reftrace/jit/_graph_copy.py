@@ -1,0 +1,62 @@
+"""Copying graphs and blocks exactly as ir.cpp does (Block::cloneFrom, Graph::createClone).
+
+The order in which values are created decides their numbers, so it is torch's: a cloned node's
+outputs are made before its inputs are mapped, a block's inputs before its nodes, and a node's
+Subgraph attribute is deep-copied (a submodule graph nested in another is a renumbered copy).
+"""
+
+
+def copy_metadata(dst, src):
+    """Value::copyMetadata: the type, and the debug name if there is one."""
+    dst.type_ = src.type_
+    if src.name is not None:
+        dst.node_.graph.set_debug_name(dst, src.name)
+    return dst
+
+
+def create_clone(graph, node, value_map):
+    """Graph::createClone: a copy of ``node`` for ``graph`` (not inserted), inputs via value_map."""
+    from .ir import Node
+    new = Node(graph, node.kind_, node.op)
+    for o in node.outputs_:
+        copy_metadata(new.add_output(o.type_), o)
+    if node.attrs:
+        new.attrs = {k: (kind, v.copy() if kind == "g" else v) for k, (kind, v) in node.attrs.items()}
+    new.source, new.scope = node.source, node.scope
+    if node.subgraph is not None:
+        new.subgraph = node.subgraph.copy()
+    new.inputs_ = [value_map(i) for i in node.inputs_]
+    for b in node.blocks_:
+        clone_block(new.add_block(), b, value_map)
+    return new
+
+
+def clone_block(dst, src, value_map):
+    """Block::cloneFrom: values defined in ``src`` map to their copies, others via value_map."""
+    local = {}
+
+    def env(v):
+        mapped = local.get(v)
+        return mapped if mapped is not None else value_map(v)
+
+    for v in src.param.outputs_:
+        local[v] = copy_metadata(dst.add_input(v.type_), v)
+    for n in src:
+        new = create_clone(dst.graph, n, env)
+        dst.append(new)
+        for o, no in zip(n.outputs_, new.outputs_):
+            local[o] = no
+    for v in src.ret.inputs_:
+        dst.register_output(env(v))
+
+
+def copy_graph(graph):
+    """Graph::copy: a new graph with the same nodes, renumbered in order."""
+    from .ir import Graph
+
+    def outside(v):
+        raise RuntimeError(f"Graph::copy() encountered a use of a value {v.debugName()} not in scope")
+
+    new = Graph()
+    clone_block(new.block, graph.block, outside)
+    return new

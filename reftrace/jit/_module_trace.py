@@ -1,0 +1,304 @@
+"""Tracing modules: torch.jit.trace_module and the TracedModule it returns (torch/jit/_trace.py).
+
+A traced module is a copy of the module's hierarchy where each module has its own class type
+(``__torch__.Net``; a second class of the same name is mangled ``___torch_mangle_N``), shares
+the original's parameters and buffers, and has one graph per traced method. Tracing a method:
+
+1. the graph's first input is ``self``; every attribute of every module becomes a
+   ``prim::TracedAttr`` value (tracer.cpp gatherParametersAndBuffers), so parameters map to
+   values before the function runs;
+2. the function runs; each submodule call opens a scope block (Module._slow_forward);
+3. FixupTraceScopeBlocks (_scope_blocks.py) turns blocks into methods and ``prim::CallMethod``,
+   attributes into ``prim::GetAttr``; clean-up passes run on every method graph.
+"""
+import warnings
+
+from .._dispatch import STATE
+from . import _types as T
+from ._io_types import input_types
+from ._scope_blocks import fixup_trace_scope_blocks
+from .passes import dead_code_elimination, lower_simple_tuples, normalize_ops
+from .tracer import TracingState
+
+MANGLE_PREFIX = "___torch_mangle_"
+
+
+class CompilationUnit:
+    """Where class types live; a name used twice is mangled (NameMangler::mangle)."""
+
+    def __init__(self):
+        self.names = set()
+        self.mangle_index = 0
+
+    def _mangle(self, name):
+        atoms = name.split(".")
+        for i, atom in enumerate(atoms):
+            pos = atom.find(MANGLE_PREFIX)
+            if pos >= 0:
+                self.mangle_index = max(self.mangle_index, int(atom[pos + len(MANGLE_PREFIX):]) + 1)
+                atoms[i] = atom[:pos] + MANGLE_PREFIX + str(self.mangle_index)
+                self.mangle_index += 1
+                return ".".join(atoms)
+        atoms.insert(len(atoms) - 1, MANGLE_PREFIX + str(self.mangle_index))
+        self.mangle_index += 1
+        return ".".join(atoms)
+
+    def unique_name(self, name):
+        while name in self.names:
+            name = self._mangle(name)
+        self.names.add(name)
+        return name
+
+
+PYTHON_CU = CompilationUnit()  # torch.jit._state._python_cu: shared by the whole process
+
+
+def qualified_class_name(cls):
+    """torch._jit_internal._qualified_name for a module class. reftrace's own layers live where
+    torch's do (reftrace/nn/modules/linear.py ~ torch/nn/modules/linear.py) and are named as
+    torch's (__torch__.torch.nn.modules.linear.Linear), so graphs read the same."""
+    module = cls.__module__
+    if module == "reftrace" or module.startswith("reftrace."):
+        module = "torch" + module[len("reftrace"):]
+    module = "__torch__" if module == "__main__" else "__torch__." + module
+    return module + "." + cls.__name__
+
+
+def _module_base():
+    from ..nn import Module
+    return Module
+
+
+def make_module(mod, module_class, compilation_unit):
+    if isinstance(mod, TracedModule):
+        return mod
+    return (module_class or TopLevelTracedModule)(mod, _compilation_unit=compilation_unit)
+
+
+class TracedModule(_module_base()):
+    """A module's traced copy: shares parameters and buffers; forward runs the traced graph."""
+
+    def __init__(self, orig, id_set=None, _compilation_unit=None):
+        super().__init__()
+        seen = set()
+
+        def check_unique(t):
+            if id(t) in seen:
+                raise ValueError("TracedModules don't support parameter sharing between modules")
+            seen.add(id(t))
+
+        self.training = orig.training
+        for name, param in orig._parameters.items():
+            if param is not None:
+                self._parameters[name] = param
+                check_unique(param)
+        for name, buf in orig._buffers.items():
+            if buf is not None:
+                self._buffers[name] = buf
+                check_unique(buf)
+        if orig._backward_hooks:
+            raise ValueError("Modules that have backward hooks assigned can't be compiled: " + str(orig))
+        for name, sub in orig._modules.items():
+            if sub is not None:
+                self._modules[name] = make_module(sub, TracedModule, None)
+        cu = _compilation_unit if _compilation_unit is not None else PYTHON_CU
+        ty = T.ClassType(cu.unique_name(qualified_class_name(type(orig))))
+        # the class's attributes in torch's order (what gatherParametersAndBuffers walks)
+        for name in self._parameters:
+            ty.attributes[name] = T.TENSOR
+        for name in self._buffers:
+            ty.attributes[name] = T.TENSOR
+        ty.attributes["training"] = T.BoolType
+        ty.attributes["_is_full_backward_hook"] = T.NoneType
+        for name, sub in self._modules.items():
+            ty.attributes[name] = sub._type
+        self.__dict__["_type"] = ty
+        self.__dict__["_name"] = type(orig).__name__
+
+    def _get_name(self):
+        return self._name
+
+    def extra_repr(self):
+        return f"original_name={self._name}"
+
+    def forward(self, *args, **kwargs):
+        raise RuntimeError("Trace submodules cannot be called.")
+
+    # -- what torch's ScriptModule offers for traced modules ---------------------------------
+    @property
+    def graph(self):
+        return self._method_graph("forward")
+
+    @property
+    def inlined_graph(self):
+        from .inliner import inlined_copy
+        return inlined_copy(self.graph)
+
+    def _method_graph(self, name):
+        try:
+            return self._type.methods[name]
+        except KeyError:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'") from None
+
+    def _has_method(self, name):
+        return name in self._type.methods
+
+    @property
+    def _c(self):
+        return self  # torch's tests reach methods through `module._c`
+
+    def _get_method(self, name):
+        return _Method(self, name)
+
+    def __getattr__(self, name):
+        methods = self.__dict__.get("_type")
+        if methods is not None and name in methods.methods and name != "forward":
+            return _Method(self, name)
+        return super().__getattr__(name)
+
+
+class TopLevelTracedModule(TracedModule):
+    """The module trace() returns: calling it runs the traced forward graph."""
+
+    def forward(self, *args):
+        return _Method(self, "forward")(*args)
+
+
+class _Method:
+    """A traced method bound to its module (torch's ScriptMethod)."""
+
+    def __init__(self, module, name):
+        self.module, self.name = module, name
+
+    @property
+    def graph(self):
+        return self.module._method_graph(self.name)
+
+    @property
+    def inlined_graph(self):
+        from .inliner import inlined_copy
+        return inlined_copy(self.graph)
+
+    def __call__(self, *args):
+        from .interpreter import run_graph
+        return run_graph(self.graph, (self.module,) + tuple(args))
+
+
+# -- tracing one method -------------------------------------------------------------------------
+
+def _gather_parameters_and_buffers(state, self_value, module, prefix):
+    """One prim::TracedAttr per attribute of each module, recursively (tracer.cpp)."""
+    from ._trace import _add_input
+    g = state.graph
+    for name, attr_type in module._type.attributes.items():
+        qualname = prefix + "." + name
+        node = g.append(g.create("prim::TracedAttr"))
+        node.set_attr("scope", "s", qualname)
+        value = getattr(module, name)
+        if isinstance(attr_type, T.TensorType):
+            out = node.add_output(T.TensorType.of(value))
+            _add_input(state, value, T.TensorType.of(value), out)
+        else:
+            out = node.add_output(attr_type)
+            if isinstance(attr_type, T.ClassType):
+                _gather_parameters_and_buffers(state, out, value, qualname)
+
+
+def _all_modules(module):
+    for child in module._modules.values():
+        yield from _all_modules(child)
+    yield module
+
+
+def create_method_from_trace(module, method_name, func, example_inputs, strict, force_outplace,
+                             argument_names):
+    """_create_method_from_trace: trace ``func`` into ``module``'s method ``method_name``."""
+    from ._trace import _add_input, _get_output
+    if STATE.tracer is not None:
+        raise RuntimeError("Tracing can't be nested")
+    types = input_types(example_inputs)
+    state = TracingState(force_outplace=force_outplace, strict=strict)
+    g = state.graph
+    STATE.tracer = state
+    try:
+        self_value = g.add_input(module._type, "self")
+        _gather_parameters_and_buffers(state, self_value, module, "__module")
+        named = len(argument_names) >= len(example_inputs)
+        inputs = []
+        for i, (v, t) in enumerate(zip(example_inputs, types)):
+            value = g.add_input(t, argument_names[i] if named else None)
+            inputs.append(_add_input(state, v, t, value))
+        out = func(*inputs)
+        if out is None:
+            raise RuntimeError("The traced function didn't return any values! Side-effects are not "
+                               "captured in traces, so it would be a no-op.")
+        if isinstance(out, tuple) and hasattr(out, "_fields"):
+            out = tuple(out)
+        g.register_output(_get_output(state, out, 1))
+    finally:
+        STATE.tracer = None
+    fixup_trace_scope_blocks(g, module)
+    for m in _all_modules(module):
+        for graph in m._type.methods.values():
+            lower_simple_tuples(graph)
+            dead_code_elimination(graph)
+    lower_simple_tuples(g)
+    dead_code_elimination(g)
+    normalize_ops(g)
+    module._type.methods[method_name] = g
+    return g
+
+
+def _argument_names(fn):
+    from ._trace import _argument_names as names
+    return names(fn)
+
+
+def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None,
+                 check_tolerance=1e-5, strict=True, _force_outplace=False, _module_class=None,
+                 _compilation_unit=None, example_inputs_is_kwarg=False, _store_inputs=True):
+    """torch.jit.trace_module: trace the named methods of a module into one TracedModule."""
+    from . import _trace
+    if optimize is not None:
+        warnings.warn("`optimize` is deprecated and has no effect. Use `with "
+                      "torch.jit.optimized_execution()` instead", FutureWarning, stacklevel=2)
+    if not isinstance(mod, _module_base()):
+        raise AttributeError("expected torch.nn.Module as the first argument")
+    if not isinstance(inputs, dict):
+        raise AttributeError("expected a dictionary of (method_name, input) pairs")
+    old_map = _trace._trace_module_map
+    try:
+        module_map = {}
+
+        def register_submods(m, prefix):
+            for name, child in m.named_children():
+                qualname = prefix + "." + name
+                module_map[child] = qualname
+                register_submods(child, qualname)
+
+        module_map["__module"] = mod
+        _trace._trace_module_map = module_map
+        register_submods(mod, "__module")
+        module = make_module(mod, _module_class, _compilation_unit)
+        for method_name, example_inputs in inputs.items():
+            if method_name == "forward":
+                func = mod  # Module.__call__: hooks run inside the trace
+                argument_names = _argument_names(getattr(mod, method_name))
+            else:
+                func = getattr(mod, method_name)
+                argument_names = _argument_names(func)
+            if isinstance(example_inputs, dict) and example_inputs_is_kwarg:
+                argument_names = list(example_inputs)
+                example_inputs = tuple(example_inputs.values())
+            else:
+                example_inputs = _trace._normalize_inputs(example_inputs)
+            create_method_from_trace(module, method_name, func, example_inputs, strict,
+                                     _force_outplace, argument_names)
+            if check_trace:
+                from ._check import check_module_trace
+                check_module_trace(check_inputs if check_inputs is not None else [inputs], mod,
+                                   module, method_name, check_tolerance, strict, _force_outplace,
+                                   _module_class)
+    finally:
+        _trace._trace_module_map = old_map
+    return module

@@ -1,0 +1,209 @@
+"""FixupTraceScopeBlocks for module traces (torch/csrc/jit/passes/fixup_trace_scope_blocks.cpp).
+
+While a module is traced, each submodule call is recorded inside a ``prim::TracedModuleForward``
+block, and every parameter, buffer and submodule is a ``prim::TracedAttr`` value. This pass turns
+that into what torch users see:
+
+1. ConvertTracedAttrReferences: each block gets a ``self`` input; attribute uses become
+   ``prim::GetAttr`` chains at the top of the innermost block that can reach them (so they
+   appear in reverse order of first use); TracedAttr nodes go.
+2. MakeDefsDominateUses: values used outside the block that made them become block outputs.
+3. convertReturnsToTuples: a block with several outputs returns one tuple.
+4. lambdaLiftBlocksAndConvertToGraph: each block becomes a Graph; the outer values it uses
+   become graph inputs (the call's inputs).
+5. createMethodCalls: each such graph becomes a method of the submodule's class (``forward``,
+   ``forward1`` ...) and the block a ``prim::CallMethod``.
+
+The order in which every value is created follows torch's code, because that order is what
+the printed numbers show.
+"""
+from . import _types as T
+from ._graph_copy import clone_block, copy_metadata
+from .ir import Graph
+
+ELIGIBLE = ("prim::TracedModuleForward",)
+
+
+# -- 1. ConvertTracedAttrReferences -----------------------------------------------------------
+
+def _normalize_attr_name(field):
+    return "_" + field if field.isdigit() else field
+
+
+def insert_get_attr(graph, obj, field, before):
+    """Graph::insertGetAttr: %field = prim::GetAttr[name="field"](%obj), named after the field."""
+    node = graph.create("prim::GetAttr", [obj])
+    node.scope = None
+    node.set_attr("name", "s", field)
+    graph.insert_before(node, before)
+    out = node.add_output(obj.type_.attribute_type(field))
+    graph.set_debug_name(out, _normalize_attr_name(field))
+    return out
+
+
+def convert_traced_attr_references(graph):
+    attr_map = {n.s("scope"): n.output() for n in graph.block if n.kind_ == "prim::TracedAttr"}
+    _add_self_arg(graph.block, attr_map)
+    _convert_refs(graph, graph.block, "__module", graph.inputs()[0])
+    for v in attr_map.values():
+        v.node_.destroy()
+
+
+def _add_self_arg(block, attr_map):
+    for n in block:
+        if n.kind_ == "prim::TracedModuleForward":
+            owner = attr_map[n.s("scope")]
+            n.inputs_.append(owner)
+            n.blocks_[0].add_input(owner.type_, "self")
+            _add_self_arg(n.blocks_[0], attr_map)
+
+
+def _convert_refs(graph, block, prefix, self_value):
+    unresolved, local_remaps = [], {}
+    prefix_atoms = prefix.split(".")
+    for n in block:
+        if n.kind_ == "prim::TracedModuleForward":
+            sub = n.blocks_[0]
+            n.inputs_.extend(_convert_refs(graph, sub, n.s("scope"), sub.param.outputs_[0]))
+        elif n.blocks_:
+            for sub in n.blocks_:
+                n.inputs_.extend(_convert_refs(graph, sub, prefix, self_value))
+        for i, inp in enumerate(n.inputs_):
+            if inp in local_remaps:
+                n.inputs_[i] = local_remaps[inp]
+                continue
+            if inp.node_.kind_ != "prim::TracedAttr":
+                continue
+            first = block.param.next  # WithInsertPoint(b->param_node()->next())
+            atoms = inp.node_.s("scope").split(".")
+            if atoms[:len(prefix_atoms)] == prefix_atoms:
+                v = self_value
+                for atom in atoms[len(prefix_atoms):]:
+                    v = insert_get_attr(graph, v, atom, first)
+            else:
+                v = copy_metadata(block.add_input(inp.type_), inp)
+                unresolved.append(inp)
+            n.inputs_[i] = v
+            local_remaps[inp] = v
+    return unresolved
+
+
+# -- 2. MakeDefsDominateUses ------------------------------------------------------------------
+
+def _ancestors(block):
+    chain = []
+    while block is not None:
+        chain.append(block)
+        block = block.owning_node.block if block.owning_node is not None else None
+    return chain
+
+
+def make_defs_dominate_uses(block, remap=None):
+    remap = {} if remap is None else remap
+
+    def process(n):
+        for i, inp in enumerate(n.inputs_):
+            if inp in remap:
+                n.inputs_[i] = remap[inp]
+                inp_remapped = remap[inp]
+            else:
+                inp_remapped = inp
+            if inp_remapped.node_.block is not block:
+                mine = _ancestors(n.block)
+                common = next(b for b in _ancestors(inp_remapped.node_.block) if b in mine)
+                v, b = inp_remapped, inp_remapped.node_.block
+                while b is not common:
+                    b.register_output(v)
+                    v = b.owning_node.add_output(v.type_)
+                    b = b.owning_node.block
+                remap[inp] = v
+                n.inputs_[i] = v
+        if n.kind_ in ELIGIBLE:
+            make_defs_dominate_uses(n.blocks_[0], remap)
+
+    process(block.param)
+    for n in block:
+        process(n)
+    process(block.ret)
+
+
+# -- 3. convertReturnsToTuples ----------------------------------------------------------------
+
+def convert_returns_to_tuples(block):
+    g = block.graph
+    for n in block:
+        if n.kind_ != "prim::TracedModuleForward":
+            continue
+        sub = n.blocks_[0]
+        convert_returns_to_tuples(sub)
+        outs = sub.ret.inputs_
+        if len(outs) > 1:
+            tup = g.create("prim::TupleConstruct", list(outs))
+            tup.scope = g.current_scope
+            g.insert_before(tup, sub.ret)
+            tup.add_output(T.TupleType(v.type_ for v in outs))
+            sub.ret.inputs_ = [tup.outputs_[0]]
+            tup_out = n.add_output(T.TupleType(o.type_ for o in n.outputs_))
+            unpack = g.create("prim::TupleUnpack", [tup_out])
+            g.insert_after(unpack, n)
+            for o in n.outputs_[:-1]:
+                unpack.add_output(o.type_)
+            from .passes import replace_uses
+            replace_uses(g, dict(zip(n.outputs_[:-1], unpack.outputs_)), recurse=True)
+            n.outputs_ = [tup_out]
+            tup_out.offset = 0
+        elif not outs:
+            none = g.create("prim::Constant")
+            g.insert_before(none, sub.ret)
+            sub.register_output(none.add_output(T.NoneType))
+            n.add_output(T.NoneType)
+
+
+# -- 4. lambdaLiftBlocksAndConvertToGraph -----------------------------------------------------
+
+def lambda_lift_blocks(block):
+    for n in block:
+        if n.kind_ not in ELIGIBLE:
+            continue
+        lambda_lift_blocks(n.blocks_[0])
+        graph = Graph()
+        remaps = {}
+
+        def outer(v, graph=graph, remaps=remaps, n=n):
+            if v not in remaps:
+                remaps[v] = copy_metadata(graph.block.add_input(v.type_), v)
+                n.inputs_.append(v)
+            return remaps[v]
+
+        clone_block(graph.block, n.blocks_[0], outer)
+        n.subgraph = graph
+        n.erase_block(0)
+
+
+# -- 5. createMethodCalls ---------------------------------------------------------------------
+
+def create_method_calls(graph):
+    for n in list(graph.block):
+        if n.kind_ != "prim::TracedModuleForward":
+            continue
+        callee_type = n.inputs_[0].type_
+        create_method_calls(n.subgraph)
+        name = callee_type.add_method("forward", n.subgraph)
+        call = graph.create("prim::CallMethod", list(n.inputs_))
+        call.scope = None
+        call.set_attr("name", "s", name)
+        graph.insert_before(call, n)
+        ret_type = T.erase_shape(n.subgraph.ret.inputs_[0].type_)
+        retval = call.add_output(ret_type)
+        from .passes import replace_uses
+        replace_uses(graph, {n.outputs_[0]: retval})
+        n.destroy()
+
+
+def fixup_trace_scope_blocks(graph, self_module):
+    """The module branch of FixupTraceScopeBlocks (clean-up passes are run by the caller)."""
+    convert_traced_attr_references(graph)
+    make_defs_dominate_uses(graph.block)
+    convert_returns_to_tuples(graph.block)
+    lambda_lift_blocks(graph.block)
+    create_method_calls(graph)

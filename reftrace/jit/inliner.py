@@ -1,0 +1,94 @@
+"""Inlining method calls, for ``inlined_graph`` (torch/csrc/jit/passes/inliner.cpp).
+
+``module.inlined_graph`` is a copy of the forward graph in which every ``prim::CallMethod`` is
+replaced by the callee's body. As in torch, the body inserted is the callee's *optimized* graph:
+a copy, itself inlined, with constants pooled (deduplicated and hoisted to the top, which is why
+inlined submodule constants appear in reverse order). torch's preoptimizeGraph also runs peephole
+and immutable-constant propagation; traced graphs give those nothing to do in the programs reftrace
+covers (spec MOD rules say where that is assumed).
+"""
+from ._graph_copy import copy_graph, create_clone
+from .passes import replace_uses
+
+
+def inlined_copy(graph):
+    g = copy_graph(graph)
+    inline(g)
+    return g
+
+
+def _optimized(graph):
+    """GraphFunction::optimized_graph: computed once per method graph, then reused."""
+    opt = graph.__dict__.get("_optimized")
+    if opt is None:
+        opt = copy_graph(graph)
+        inline(opt)            # preoptimizeGraph: Inline, PeepholeOptimize, ConstantPooling
+        peephole(opt)
+        constant_pooling(opt)
+        graph.__dict__["_optimized"] = opt
+    return opt
+
+
+def inline(graph):
+    for node in list(graph):
+        if node.kind_ != "prim::CallMethod":
+            continue
+        callee = _optimized(node.inputs_[0].type_.methods[node.s("name")])
+        value_map = dict(zip(callee.param.outputs_, node.inputs_))
+        for n in callee:
+            new = create_clone(graph, n, value_map.__getitem__)
+            graph.insert_before(new, node)
+            for o, no in zip(n.outputs_, new.outputs_):
+                value_map[o] = no
+        new_outputs = [value_map[v] for v in callee.ret.inputs_]
+        for old, new in zip(node.outputs_, new_outputs):
+            if old.name is not None:
+                graph.set_debug_name(new, old.name)
+        replace_uses(graph, dict(zip(node.outputs_, new_outputs)))
+        node.destroy()
+
+
+def peephole(graph):
+    """The PeepholeOptimize rules that can fire on traced graphs (shape peepholes off):
+    aten::Int/aten::Float of prim::NumToTensor(x) is x; x.t().t() is x. Dead code then goes."""
+    from .passes import dead_code_elimination
+    changed = False
+    for n in list(graph):
+        src = n.inputs_[0].node_ if n.inputs_ else None
+        if n.kind_ in ("aten::Int", "aten::Float") and src.kind_ == "prim::NumToTensor" \
+                and str(src.inputs_[0].type_) == str(n.outputs_[0].type_):
+            replace_uses(graph, {n.outputs_[0]: src.inputs_[0]})
+            changed = True
+        elif n.kind_ == "aten::t" and src.kind_ == "aten::t":
+            replace_uses(graph, {n.outputs_[0]: src.inputs_[0]})
+            changed = True
+    if changed:
+        dead_code_elimination(graph)
+
+
+def _constant_key(node):
+    if not node.attrs:
+        return ("None",)
+    kind, value = node.attrs["value"]
+    if kind == "t":
+        return None  # tensors are mutable: pooling them would change aliasing
+    return (kind, repr(value), str(node.outputs_[0].type_))
+
+
+def constant_pooling(graph):
+    """ConstantPooling: equal immutable constants merge; each kept one moves to the top."""
+    seen = {}
+    for node in list(graph):
+        if node.kind_ != "prim::Constant":
+            continue
+        key = _constant_key(node)
+        if key is not None and key in seen:
+            replace_uses(graph, {node.outputs_[0]: seen[key].outputs_[0]})
+            node.destroy()
+            continue
+        if key is not None:
+            seen[key] = node
+        first = graph.param.next
+        if node is not first:
+            node.prev.next, node.next.prev = node.next, node.prev
+            graph.insert_before(node, first)

@@ -1,0 +1,2 @@
+"""torch.utils: the pieces reftrace needs (``hooks.RemovableHandle``)."""
+from . import hooks  # noqa: F401
