@@ -89,9 +89,20 @@ def _canonical_node(n, name):
     return "".join(parts) + "\n"
 
 
+_MANGLE = re.compile(r"___torch_mangle_[0-9]+\.")
+
+
+def _comparable(graph):
+    """What torch diffs: the graph with method calls inlined (a module trace), canonicalised,
+    shapes erased, class-type mangles stripped."""
+    from .inliner import inlined_copy
+    text, nodes = canonical_text(inlined_copy(graph))
+    return _MANGLE.sub("", text), [(n, _MANGLE.sub("", t)) for n, t in nodes]
+
+
 def _graph_diagnostics(traced_graph, check_graph):
-    mod_str, mod_nodes = canonical_text(traced_graph)
-    check_str, check_nodes = canonical_text(check_graph)
+    mod_str, mod_nodes = _comparable(traced_graph)
+    check_str, check_nodes = _comparable(check_graph)
     graph_diff_errors = None
     if mod_str != check_str:
         diff = difflib.ndiff(mod_str.splitlines(True), check_str.splitlines(True))
@@ -223,6 +234,26 @@ def _restore_rng(state):
     if state is not None:
         from ..random import set_rng_state
         set_rng_state(state)
+
+
+def check_module_trace(check_inputs, mod, module, method_name, check_tolerance, strict,
+                       force_outplace, module_class):
+    """_check_trace for trace_module: each check input is a {method_name: inputs} dict."""
+    from ._module_trace import CompilationUnit, trace_module
+    from ._trace import _normalize_inputs
+    rng_state = _save_rng()
+    try:
+        with no_grad():
+            for inputs in check_inputs:
+                copied = {name: _clone_inputs(data) for name, data in inputs.items()}
+                check_mod = trace_module(mod, copied, check_trace=False, strict=strict,
+                                         _force_outplace=force_outplace, _module_class=module_class,
+                                         _compilation_unit=CompilationUnit())
+                func = mod if method_name == "forward" else getattr(mod, method_name)
+                _check_one(module._get_method(method_name), func, check_mod._get_method(method_name),
+                           _normalize_inputs(inputs[method_name]), check_tolerance)
+    finally:
+        _restore_rng(rng_state)
 
 
 def _check_one(traced, func, check_mod, inputs, tol):

@@ -17,6 +17,9 @@ _CPP_TYPE = {"Byte": "Byte", "Char": "Char", "Short": "Short", "Int": "Int", "Lo
              "ComplexFloat": "ComplexFloat", "ComplexDouble": "ComplexDouble"}
 
 
+_FLOAT_NAMES = ("Half", "Float", "Double")
+
+
 def _cpp_g(v):
     """std::ostream << double with default flags (like %g, 6 significant digits)."""
     if math.isnan(v):
@@ -88,7 +91,7 @@ def _print_scale(scale):
 
 def _print_matrix(m, linesize, indent):
     scale, width, fmt = _print_format(m.reshape(-1))
-    out = [" " * indent]
+    out = []  # the first row is not indented (later rows are, after each newline)
     rows, cols = m.shape
     per_line = (linesize - indent) // (width + 1)
     first = 0
@@ -115,11 +118,19 @@ def _print_matrix(m, linesize, indent):
     return "".join(out)
 
 
-def cpp_tensor_print(host, ir_name, device_type="cpu", linesize=80):
-    """at::print(stream, tensor, linesize) for a small tensor, as text with newlines."""
-    values = host.astype(np.float64) if host.dtype != np.bool_ else host.astype(np.float64)
-    type_name = ("CUDA" if device_type == "cuda" else "CPU") + _CPP_TYPE[ir_name] + "Type"
+def cpp_tensor_print(host, ir_name, device_type="cpu", linesize=80, legacy_type_name=False):
+    """at::print(stream, tensor, linesize) for a small tensor, as text with newlines. Constants
+    print their type as ``CPUFloatType``; a Variable's printout (the requires-grad constant
+    error) as the legacy ``torch.FloatTensor``."""
+    values = host.astype(np.float64)
+    if legacy_type_name:
+        type_name = "torch." + ("cuda." if device_type == "cuda" else "") + _CPP_TYPE[ir_name] + "Tensor"
+    else:
+        type_name = ("CUDA" if device_type == "cuda" else "CPU") + _CPP_TYPE[ir_name] + "Type"
     sizes = ",".join(str(s) for s in host.shape)
+    if values.ndim == 0:
+        v = values.item()
+        return (str(int(v)) if ir_name not in _FLOAT_NAMES else _cpp_g(v)) + f"\n[ {type_name}{{}} ]"
     if values.ndim == 1:
         out = []
         if values.size:

@@ -401,9 +401,7 @@ def _cpp_tensor_text(t):
     import numpy as np
     from reftrace_backends import get_backend
     host = np.asarray(get_backend(t.device.type).to_host(t._array))
-    if host.ndim == 0:
-        return f"{host.item()}\n[ CPU{t.dtype.ir_name}Type{{}} ]"
-    return cpp_tensor_print(host, t.dtype.ir_name, t.device.type)
+    return cpp_tensor_print(host, t.dtype.ir_name, t.device.type, legacy_type_name=True)
 
 
 # -- ops torch's tracer records by hand (TraceTypeManual.cpp, gen_trace_type.py) ---------------
