@@ -1,7 +1,8 @@
 """reftrace.jit: tracing (torch.jit.trace), the graph IR, the interpreter."""
 from ._trace import trace, is_tracing, trace_graph
+from ._module_trace import trace_module, TracedModule, TopLevelTracedModule
 from .tracer import TracerWarning
 from ._check import TracingCheckError
 from .ir import Graph, Node, Value
 
-__all__ = ["trace", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value"]
+__all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value"]
