@@ -323,18 +323,10 @@ class Graph:
         return list(self.ret.inputs_)
 
     def nodes(self):
-        out, n = [], self.param.next
-        while n is not self.ret:
-            out.append(n)
-            n = n.next
-        return out
+        return self.block.nodes()
 
     def __iter__(self):
-        n = self.param.next
-        while n is not self.ret:
-            nxt = n.next
-            yield n
-            n = nxt
+        return iter(self.block)
 
     def _all_nodes_with_return(self):
         return self.nodes() + [self.ret]

@@ -287,31 +287,28 @@ class TracingState:
         return self._size_node(t, dim)
 
     def _size_node(self, t, dim):
-        frame = user_frame()
-        loc = None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
-        size_tensor = _long_scalar(t.shape_tuple[dim])
-        value = self.value_of(t, frame, loc)
-        dim_val = self.int_constant(dim, loc)
-        node = self.graph.append(self.graph.create("aten::size", [value, dim_val]))
-        node.source = loc
-        out = node.add_output(T.IntType)
-        ntt = self.graph.append(self.graph.create("prim::NumToTensor", [out]))
-        self.set_value(size_tensor, ntt.add_output(T.TensorType(D.int64, (), None, None, t.device)))
-        return size_tensor
+        return self._traced_count("aten::size", t, t.shape_tuple[dim], dim)
 
     def traced_sizes(self, t):
         return Size(self._size_node(t, d) for d in range(t.dim()))
 
     def traced_numel(self, t):
+        return self._traced_count("aten::numel", t, int(t._array.size))
+
+    def _traced_count(self, kind, t, count, dim=None):
+        """aten::size(t, dim) / aten::numel(t) then prim::NumToTensor: a plain 0-dim Long tensor
+        standing for ``count`` in the graph (tracer.cpp getSizeOf / getNumelOf)."""
         frame = user_frame()
         loc = None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
-        n = _long_scalar(int(t._array.size))
-        node = self.graph.append(self.graph.create("aten::numel", [self.value_of(t, frame, loc)]))
+        result = _long_scalar(count)
+        inputs = [self.value_of(t, frame, loc)]
+        if dim is not None:
+            inputs.append(self.int_constant(dim, loc))
+        node = self.graph.append(self.graph.create(kind, inputs))
         node.source = loc
-        out = node.add_output(T.IntType)
-        ntt = self.graph.append(self.graph.create("prim::NumToTensor", [out]))
-        self.set_value(n, ntt.add_output(T.TensorType(D.int64, (), None, None, t.device)))
-        return n
+        ntt = self.graph.append(self.graph.create("prim::NumToTensor", [node.add_output(T.IntType)]))
+        self.set_value(result, ntt.add_output(T.TensorType(D.int64, (), None, None, t.device)))
+        return result
 
     # -- module scopes (python_tracer.cpp push_scope / pop_scope, called by Module._slow_forward) --
     def push_scope(self, name):
