@@ -157,8 +157,7 @@ class Tensor:
 
     @property
     def data(self):
-        from .ops import detach  # a detached alias, as torch's .data
-        return _detached_alias(self)
+        return _detached_alias(self)  # a detached alias sharing the data, as torch's .data
 
     @property
     def T(self):

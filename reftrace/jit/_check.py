@@ -20,7 +20,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from . import _types as T
-from .ir import Graph, format_graph, format_node
+from .ir import format_graph, format_node
 from .tracer import TracerWarning
 
 
@@ -44,60 +44,25 @@ class TracingCheckError(Exception):
         super().__init__(self.message)
 
 
-# -- canonical form (_jit_pass_canonicalize + _jit_pass_erase_shape_information) -----------------
-
-def canonical_text(graph):
-    """Unnamed values renumbered in order of definition, every tensor type erased to Tensor."""
-    numbers = {}
-    counter = [0]
-
-    def name(v):
-        if v.name is not None:
-            return v.name
-        if v not in numbers:
-            numbers[v] = str(counter[0])
-            counter[0] += 1
-        return numbers[v]
-
-    for v in graph.param.outputs_:
-        name(v)
-    lines = ["graph(" + ",\n      ".join(f"%{name(v)} : {T.erase_shape(v.type_)}" for v in graph.param.outputs_) + "):\n"]
-    node_lines = []
-    for n in graph:
-        for o in n.outputs_:
-            name(o)
-        text = _canonical_node(n, name)
-        lines.append(text)
-        node_lines.append((n, text))
-    lines.append("  return (" + ", ".join("%" + name(v) for v in graph.ret.inputs_) + ")\n")
-    return "".join(lines), node_lines
-
-
-def _canonical_node(n, name):
-    from .ir import _format_attr
-    parts = ["  "]
-    if n.outputs_:
-        parts.append(", ".join(f"%{name(o)} : {T.erase_shape(o.type_)}" for o in n.outputs_) + " = ")
-    parts.append(n.kind_)
-    if n.attrs:
-        parts.append("[" + ", ".join(f"{k}={_format_attr(kind, v)}" for k, (kind, v) in n.attrs.items()) + "]")
-    parts.append("(" + ", ".join("%" + name(i) for i in n.inputs_) + ")")
-    if n.scope:
-        parts.append(", scope: " + n.scope)
-    if n.source is not None:
-        parts.append(f" # {n.source[0]}:{n.source[1]}:0")
-    return "".join(parts) + "\n"
-
+# -- canonical form: _jit_pass_canonicalize, _jit_pass_inline, _jit_pass_erase_shape_information --
 
 _MANGLE = re.compile(r"___torch_mangle_[0-9]+\.")
 
 
+def _erased(t):
+    return _MANGLE.sub("", str(T.erase_shape(t)))
+
+
 def _comparable(graph):
-    """What torch diffs: the graph with method calls inlined (a module trace), canonicalised,
-    shapes erased, class-type mangles stripped."""
-    from .inliner import inlined_copy
-    text, nodes = canonical_text(inlined_copy(graph))
-    return _MANGLE.sub("", text), [(n, _MANGLE.sub("", t)) for n, t in nodes]
+    """What torch diffs: a canonical copy (every value renumbered in order, names kept), method
+    calls inlined (module traces), shapes erased, class-type mangles stripped. Returns the text
+    and (node, node text without indentation) pairs for the node diff."""
+    from ._graph_copy import copy_graph
+    from .inliner import inline
+    g = copy_graph(graph)
+    inline(g)
+    text = format_graph(g, True, _erased)
+    return text, [(n, format_node(n, True, "", _erased)) for n in g]
 
 
 def _graph_diagnostics(traced_graph, check_graph):

@@ -134,6 +134,18 @@ class TracedModule(_module_base()):
         from .inliner import inlined_copy
         return inlined_copy(self.graph)
 
+    @property
+    def code(self):
+        """forward's code, as torch's ``traced.code`` prints it."""
+        return _Method(self, "forward").code
+
+    @property
+    def code_with_constants(self):
+        """(forward's code, a ConstMap whose ``c0`` ... are the tensors behind CONSTANTS.c0 ...)."""
+        from ._python_print import ConstMap
+        code, constants = _Method(self, "forward").code_with_constants
+        return code, ConstMap(constants)
+
     def _method_graph(self, name):
         try:
             return self._type.methods[name]
@@ -179,7 +191,23 @@ class _Method:
         from .inliner import inlined_copy
         return inlined_copy(self.graph)
 
+    @property
+    def code(self):
+        return self.code_with_constants[0]
+
+    @property
+    def code_with_constants(self):
+        """(code, {"c0": tensor, ...}), as torch's ScriptMethod.code_with_constants."""
+        from ._python_print import graph_code
+        return graph_code(self.graph, self.name, is_method=True)
+
     def __call__(self, *args):
+        # generated code (codegen.py): the interpreter's results without its per-node cost
+        from .codegen import compiled
+        return compiled(self.graph, self.name)(self.module, *args)
+
+    def run_interpreted(self, *args):
+        """Run the method (and the submodule methods it calls) through the interpreter."""
         from .interpreter import run_graph
         return run_graph(self.graph, (self.module,) + tuple(args))
 

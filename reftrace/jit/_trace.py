@@ -108,9 +108,9 @@ def _dict_output(state, out, i):
         all(isinstance(v, tuple) and all(isinstance(e, Tensor) for e in v) for v in vals)
     if not (keys and key_ok and val_ok):
         raise RuntimeError(
-            f"output {i} ({out}) of traced region cannot be understood by the tracer, only outputs "
-            "matchingdict[Union[str, Tensor], Union[Tensor, Tuple[Tensor, ...]]] can be a "
-            "dictionary output of a traced function")
+            f"output {i} ({_ivalue_repr(out)}) of traced region cannot be understood by the tracer, "
+            "only outputs matching dict[Union[str, Tensor], Union[Tensor, Tuple[Tensor, ...]]] "
+            "can be a dictionary output of a traced function")
     g = state.graph
     loc = state._location()
     ins = []
@@ -120,6 +120,19 @@ def _dict_output(state, out, i):
     key_t = T.StringType if isinstance(keys[0], str) else T.TENSOR
     val_t = T.TENSOR if isinstance(vals[0], Tensor) else T.TupleType(T.TENSOR for _ in vals[0])
     return g.append(g.create("prim::DictConstruct", ins)).add_output(T.DictType(key_t, val_t))
+
+
+def _ivalue_repr(v):
+    """How C++ prints an IValue in tracer messages: {key: value}, (a, b), tensors as at::print."""
+    from .tracer import _cpp_tensor_text
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_ivalue_repr(k)}: {_ivalue_repr(e)}" for k, e in v.items()) + "}"
+    if isinstance(v, (tuple, list)):
+        inner = ", ".join(_ivalue_repr(e) for e in v)
+        return f"({inner})" if isinstance(v, tuple) else f"[{inner}]"
+    if isinstance(v, Tensor):
+        return _cpp_tensor_text(v)
+    return str(v)
 
 
 def trace_graph(fn, example_inputs, *, strict=True, force_outplace=False, argument_names=None,

@@ -390,12 +390,13 @@ def _format_attr(kind, value):
     return str(value)
 
 
-def format_node(node, print_source_locations=True, indent="  "):
+def format_node(node, print_source_locations=True, indent="  ", type_str=str):
+    """One node as ir.cpp prints it; ``type_str`` formats value types (the checker erases them)."""
     parts = [indent]
     if node.blocks_:
         return _format_node_with_blocks(node, print_source_locations, indent)
     if node.outputs_:
-        parts.append(", ".join(f"%{o.debugName()} : {o.type_}" for o in node.outputs_))
+        parts.append(", ".join(f"%{o.debugName()} : {type_str(o.type_)}" for o in node.outputs_))
         parts.append(" = ")
     parts.append(node.kind_)
     if node.attrs:
@@ -424,10 +425,10 @@ def _format_node_with_blocks(node, print_source_locations, indent):
     return "".join(lines)
 
 
-def format_graph(graph, print_source_locations=True):
-    ins = ",\n      ".join(f"%{v.debugName()} : {v.type_}" for v in graph.param.outputs_)
+def format_graph(graph, print_source_locations=True, type_str=str):
+    ins = ",\n      ".join(f"%{v.debugName()} : {type_str(v.type_)}" for v in graph.param.outputs_)
     lines = [f"graph({ins}):\n"]
     for node in graph:
-        lines.append(format_node(node, print_source_locations))
+        lines.append(format_node(node, print_source_locations, "  ", type_str))
     lines.append("  return (" + ", ".join("%" + v.debugName() for v in graph.ret.inputs_) + ")\n")
     return "".join(lines)

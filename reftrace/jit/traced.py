@@ -20,7 +20,19 @@ class TracedFunction:
     def graph_for(self, *args, **kwargs):
         return self.graph
 
+    @property
+    def code(self):
+        """The graph as TorchScript-style Python, as torch's ``traced.code`` prints it."""
+        from ._python_print import function_name, graph_code
+        return graph_code(self.graph, function_name(self.name))[0]
+
     def __call__(self, *args):
+        # generated code (codegen.py): the interpreter's results without its per-node cost
+        from .codegen import compiled
+        return compiled(self.graph, self.name)(*args)
+
+    def run_interpreted(self, *args):
+        """Run the graph through the interpreter, the readable reference __call__ agrees with."""
         return self._interpreter.run(*args)
 
     def __repr__(self):

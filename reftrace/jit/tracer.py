@@ -158,7 +158,11 @@ class TracingState:
         schema_args = op.schema.arguments
         # 1. ArgumentStash: numbers that arrived as tensors
         stash = None
-        for i, a in enumerate(args):
+        # torch's generated bindings build these while evaluating the C++ call's arguments,
+        # which GCC does right to left: separate arguments are stashed last-first (elements
+        # of one int list stay in order)
+        for i in range(len(args) - 1, -1, -1):
+            a = args[i]
             if type(a) is list and a and schema_args[i].type.is_int_list:
                 if any(isinstance(e, Tensor) for e in a):
                     stash = stash or {}
@@ -170,19 +174,22 @@ class TracingState:
         if stash:
             args = _unboxed(args, stash)
 
-        name = op.name
+        name, node_op = op.name, op
         if self.force_outplace and op.schema.is_inplace:
             special = _FORCE_OUTPLACE.get(op.qualified)
             if special is not None:
                 return special(self, op, args, frame, loc)
-            name = name[:-1]  # aten::add_ -> aten::add
+            # aten::add_ -> aten::add: the node is the out-of-place op (replay must not mutate);
+            # tracing still runs the in-place kernel, as the program asked
+            name = name[:-1]
+            node_op = _outplace_overload(op)
         if op.qualified in _SPECIAL:
             return _SPECIAL[op.qualified](self, op, args, frame, loc)
 
         # 2. inputs (constants are inserted before the node, as addInputs does)
         inputs = [self._materialize(a, sa.type, frame, loc, stash.get(i) if stash else None)
                   for i, (a, sa) in enumerate(zip(args, schema_args))]
-        node = self.graph.create(name, inputs, op)
+        node = self.graph.create(name, inputs, node_op)
         node.source = loc
         self.graph.append(node)
         if self.force_outplace and op.schema.is_inplace:
@@ -364,6 +371,13 @@ class TracingState:
                 "because all other views that also reference this data will not reflect this "
                 "change in the trace! On the other hand, if all other views use the same memory "
                 "chunk, but are disjoint (e.g. are outputs of torch.split), this might still be safe.")
+
+
+def _outplace_overload(op):
+    """aten::add_.Tensor -> aten::add.Tensor (the same overload of the out-of-place op)."""
+    from ..ops import OVERLOADS
+    name = op.name[:-1] + ("." + op.overload if op.overload else "")
+    return OVERLOADS.get(name, op)
 
 
 def _unboxed(args, stash):

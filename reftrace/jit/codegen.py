@@ -1,0 +1,300 @@
+"""Generated code: a traced Graph turned into a Python function that calls the kernels directly.
+
+    fn = compiled(graph, "fn")   # built once, cached on the graph
+    fn(*args)                    # == Interpreter(graph).run(*args), bit for bit
+    print(fn.source)
+
+The interpreter (interpreter.py) is the readable reference: one hook per node kind, run over an
+environment. It pays for that on every node of every call (a hook call, list building, dict
+reads and writes). Here each node becomes one line of Python, in the style of torch.fx's
+codegen, and CPython runs the lines with local variables only:
+
+    def fn(x):
+        x_3 = aten_add_Tensor(x, c0, 1);  del x
+        x_5 = aten_mul_Tensor(x_3, c1);  del x_3
+        return x_5
+
+Names: graph values keep their debug names made legal (``x.3`` -> ``x_3``, ``%5`` -> ``_5``);
+ops are named by their overload (``aten_add_Tensor``); tensor constants are globals ``c0, c1 ..``
+(the constants tuple, the same objects the interpreter passes); int, float, str, bool and None
+constants are written inline. Each value is deleted right after its last use, so a large
+intermediate dies as soon as the interpreter would drop it.
+
+One source, two functions. A kernel call alone is not quite what the interpreter does:
+``run_kernel`` also applies the requires_grad rule, which costs about a microsecond per op. When
+grad mode is off, or nothing the call can reach requires grad (inputs, module parameters and
+buffers, tensor constants), no result can require grad, and the rule never fires: that call runs
+the source compiled with the op names bound to bare kernels. Otherwise it runs the same source
+with each op name bound to ``run_kernel``. Both give the interpreter's results.
+"""
+import itertools
+import keyword
+import linecache
+import math
+import re
+
+from .._dispatch import run_kernel
+from .._tensor import Tensor, scalar_to_tensor
+from ..autograd.grad_mode import STATE as GRAD
+from .interpreter import InterpreterError, _argument_converter, check_input
+
+
+def compiled(graph, name="forward"):
+    """The CompiledGraph of ``graph`` (made on first use; ``name`` names its function)."""
+    c = graph.__dict__.get("_compiled")
+    if c is None:
+        c = graph.__dict__["_compiled"] = CompiledGraph(graph, name)
+    return c
+
+
+class CompiledGraph:
+    """Calls check the inputs as the interpreter does, then run the generated function."""
+
+    _counter = itertools.count()
+
+    def __init__(self, graph, name="forward"):
+        self.graph = graph
+        self.source, namespace = generate(graph, name)
+        filename = f"<reftrace-codegen-{next(self._counter)}:{name}>"
+        # tracebacks show the generated line that failed
+        linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
+        code = compile(self.source, filename, "exec")
+        fn_name = namespace.pop("__function__")
+        ops = namespace.pop("__ops__")
+        fast, grad = dict(namespace), dict(namespace)
+        for n, op in ops.items():
+            fast[n] = op.kernel
+            grad[n] = _with_grad_rule(op)
+        exec(code, fast)
+        exec(code, grad)
+        self._fast, self._grad = fast[fn_name], grad[fn_name]
+        self._inputs = [(v.type_, v.debugName()) for v in graph.param.outputs_]
+        self._constants = [v for v in namespace.values() if type(v) is Tensor]
+
+    def __call__(self, *args):
+        inputs = self._inputs
+        if len(args) != len(inputs):
+            raise InterpreterError(
+                f"expected {len(inputs)} argument(s) but received {len(args)} argument(s)")
+        for (typ, name), a in zip(inputs, args):
+            check_input(typ, a, name)
+        if GRAD.enabled and (_reaches_requires_grad(args) or
+                             any(c.requires_grad for c in self._constants)):
+            return self._grad(*args)
+        return self._fast(*args)
+
+
+def _with_grad_rule(op):
+    def call(*args):
+        return run_kernel(op, args)
+    return call
+
+
+def _reaches_requires_grad(values):
+    """Whether a tensor in these arguments (in containers, or a module's parameter or buffer)
+    requires grad: only then can the requires_grad rule mark a result."""
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Tensor):
+            if v.requires_grad:
+                return True
+        elif isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v)
+            stack.extend(v.values())
+        elif isinstance(getattr(v, "_parameters", None), dict):  # a (traced) module
+            stack.extend(v._parameters.values())
+            stack.extend(v._buffers.values())
+            stack.extend(v._modules.values())
+    return False
+
+
+# -- helpers the generated code calls: each mirrors the interpreter's hook of the same node kind --
+
+def list_unpack(lst, n):
+    if len(lst) != n:
+        raise InterpreterError(f"Expected {n} elements in a list but found {len(lst)}")
+    return lst
+
+
+def getitem(container, key):
+    if isinstance(container, dict) and key not in container:
+        raise InterpreterError(f"KeyError: {key}")
+    return container[key]
+
+
+def num_to_tensor(v):
+    t = scalar_to_tensor(v)
+    t._wrapped = False
+    return t
+
+
+def call_method(name, module, *args):
+    # looked up on the module's type at run time, as the interpreter does
+    return compiled(module._type.methods[name], name)(module, *args)
+
+
+def cannot_run(kind):
+    raise RuntimeError(f"reftrace's interpreter cannot run {kind}")
+
+
+_HELPERS = {f.__name__: f for f in (list_unpack, getitem, num_to_tensor, call_method, cannot_run)}
+# builtins the generated lines call: a value named `int` must not shadow them
+_BUILTINS_USED = ("int", "float", "getattr")
+# schema argument types whose constant values are converted once, here (the converted values are
+# singletons: the interpreter would pass the very same objects). Device constants are converted on
+# every call, as the interpreter does, since each conversion makes a new device object.
+_FOLDED = ("ScalarType", "MemoryFormat", "Layout")
+_NOT_IDENT = re.compile(r"\W")
+
+
+class _Namer:
+    """Legal, unique Python names from hints (debug names, op names)."""
+
+    def __init__(self, reserved):
+        self.taken = set(reserved)
+
+    def __call__(self, hint):
+        base = _NOT_IDENT.sub("_", hint) or "_"
+        if base[0].isdigit():
+            base = "_" + base
+        if keyword.iskeyword(base):
+            base += "_"
+        name, i = base, 1
+        while name in self.taken:
+            name, i = f"{base}_{i}", i + 1
+        self.taken.add(name)
+        return name
+
+
+def _is_literal(v):
+    """Constants written into the source as Python literals."""
+    if v is None or type(v) in (int, bool, str):
+        return True
+    return type(v) is float and math.isfinite(v)
+
+
+def generate(graph, name):
+    """(source, namespace): the function's source text and the globals it reads. The namespace
+    also holds ``__function__`` (the function's name) and ``__ops__`` (global name -> OpOverload:
+    bound to kernels or to run_kernel by CompiledGraph)."""
+    nodes = list(graph)
+    namer = _Namer(set(_HELPERS) | set(_BUILTINS_USED))
+    namespace = dict(_HELPERS)
+    ops = {}            # global name -> OpOverload
+    op_names = {}       # OpOverload -> global name
+    object_names = {}   # id(constant object), or a converter's type name -> global name
+    counter = itertools.count()
+
+    def global_for(obj, hint, key=None):
+        key = id(obj) if key is None else key
+        if key not in object_names:
+            object_names[key] = namer(hint)
+            namespace[object_names[key]] = obj
+        return object_names[key]
+
+    # 1. globals first (ops and constants), so value names never shadow them
+    expr = {}           # Value -> the expression that reads it
+    for n in nodes:
+        if n.kind_ == "prim::Constant":
+            v = None if not n.attrs else n.attrs["value"][1]
+            expr[n.outputs_[0]] = repr(v) if _is_literal(v) else \
+                global_for(v, f"c{next(counter)}" if isinstance(v, Tensor) else "const")
+        elif n.op is not None and n.op not in op_names:
+            op_names[n.op] = namer(n.op.qualified.replace("::", "_"))
+            ops[op_names[n.op]] = n.op
+    fn_name = namer(name)
+
+    # 2. variable names, and where each value is used last
+    params = []
+    for v in graph.param.outputs_:
+        expr[v] = namer(v.debugName())
+        params.append(expr[v])
+    for n in nodes:
+        if n.kind_ != "prim::Constant":
+            for o in n.outputs_:
+                expr[o] = namer(o.debugName())
+    last_use = {}
+    for n in nodes:
+        for v in n.inputs_:
+            last_use[v] = n
+    for v in graph.ret.inputs_:
+        last_use[v] = graph.ret  # returned: never freed
+
+    # 3. one line per node
+    lines = [f"def {fn_name}({', '.join(params)}):"]
+    for n in nodes:
+        if n.kind_ == "prim::Constant":
+            continue
+        args = [expr[v] for v in n.inputs_]
+        rhs = _expression(n, args, op_names, namespace, global_for, expr)
+        outs = [expr[o] for o in n.outputs_]
+        dead = [expr[v] for v in dict.fromkeys(n.inputs_) if last_use.get(v) is n and
+                v.node_.kind_ != "prim::Constant"]
+        unused = [expr[o] for o in n.outputs_ if o not in last_use]
+        if not outs or (len(outs) == 1 and unused):
+            line = rhs  # a result nobody reads (an in-place op kept for its effect)
+        elif len(outs) == 1 and n.kind_ not in ("prim::ListUnpack", "prim::TupleUnpack"):
+            line = f"{outs[0]} = {rhs}"
+        else:
+            line = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {rhs}"
+            dead += unused
+        lines.append("    " + line + (f";  del {', '.join(dead)}" if dead else ""))
+    rets = [expr[v] for v in graph.ret.inputs_]
+    lines.append("    return " + (rets[0] if len(rets) == 1 else "(" + ", ".join(rets) + ")"))
+    namespace["__function__"] = fn_name
+    namespace["__ops__"] = ops
+    return "\n".join(lines) + "\n", namespace
+
+
+def _expression(n, args, op_names, namespace, global_for, expr):
+    """The right-hand side of node ``n``'s line, given its argument expressions."""
+    kind = n.kind_
+    if kind == "prim::ListConstruct":
+        return "[" + ", ".join(args) + "]"
+    if kind == "prim::ListUnpack":
+        return f"list_unpack({args[0]}, {len(n.outputs_)})"
+    if kind == "prim::TupleConstruct":
+        return "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
+    if kind == "prim::TupleUnpack":
+        return args[0]
+    if kind == "prim::DictConstruct":
+        return "{" + ", ".join(f"{args[i]}: {args[i + 1]}" for i in range(0, len(args), 2)) + "}"
+    if kind == "prim::GetAttr":
+        field = n.s("name")
+        if field.isidentifier() and not keyword.iskeyword(field):
+            return f"{args[0]}.{field}"
+        return f"getattr({args[0]}, {field!r})"
+    if kind == "prim::CallMethod":
+        return f"call_method({', '.join([repr(n.s('name'))] + args)})"
+    if kind == "aten::__getitem__":
+        return f"getitem({args[0]}, {args[1]})"
+    if kind == "prim::NumToTensor":
+        return f"num_to_tensor({args[0]})"
+    if kind == "aten::size":
+        return f"{args[0]}.shape_tuple[{args[1]}]"
+    if kind == "aten::numel":
+        return f"int({args[0]}._array.size)"
+    if kind == "aten::Int":
+        return f"int({args[0]}._to_number())"
+    if kind == "aten::Float":
+        return f"float({args[0]}._to_number())"
+    if kind == "aten::ScalarImplicit":
+        return f"{args[0]}._to_number()"
+    op = n.op
+    if op is None:
+        return f"cannot_run({kind!r})"
+    # the interpreter's argument conversions (ScalarType ints -> dtypes ...)
+    for i, a in enumerate(op.schema.arguments):
+        conv = _argument_converter(a)
+        if conv is None:
+            continue
+        src = n.inputs_[i].node_
+        if src.kind_ == "prim::Constant" and a.type.base in _FOLDED:
+            value = conv(None if not src.attrs else src.attrs["value"][1])
+            args[i] = "None" if value is None else global_for(value, repr(value))
+        else:
+            args[i] = f"{global_for(conv, 'to_' + a.type.base, a.type.base)}({args[i]})"
+    return f"{op_names[op]}({', '.join(args)})"

@@ -1,0 +1,1412 @@
+"""PyTorch's test/jit/test_tracer.py, ported: the tests of catalog areas A1-A7, A9, A10 and A15
+(/work/shared/reference/tracer-tests-catalog.md) that need neither nn.Module / trace_module
+(A11), nor gradients through the trace (flag G), nor torch.jit.script (A16), with their
+assertions.
+
+Each ``test_<name>(torch)`` is the original test's body, run against the library bound to
+``torch``: the ``torch`` fixture below gives reftrace (torch-free). ``test_matches_torch[<name>]``
+(only when torch 2.13, the oracle, is installed) runs the same body under real torch (so every
+assertion here holds on live torch 2.13) and then under reftrace, and compares what each run
+``keep()``s: graph texts (source locations dropped; ``_get_trace_graph`` graphs with value names
+renumbered, as torch's ONNXTracedModule frames record none) and error/warning texts.
+
+JitTestCase helpers are replaced by small local ones with the same meaning: ``check_trace_``
+(checkTrace without its gradient half and save/load round trip: trace with check_trace=False,
+then compare outputs on the inputs), ``FileCheck`` (ordered substring checks on str(graph)),
+``get_trace_graph`` (torch.jit._get_trace_graph), ``function_from_graph``
+(createFunctionFromGraph), ``run_dce`` (run_pass("dce")) and ``trace_deco`` (the ``_trace``
+decorator). torch 2.13 emits a DeprecationWarning on every ``torch.jit.trace`` call (catalog
+5.3); warning checks drop DeprecationWarnings (reftrace emits none).
+
+Markers: ``@lacks`` skips a port whose original needs something reftrace does not have;
+``@tracer_bug`` is a strict xfail for a reftrace tracer bug; ``@parity_bug`` marks only the
+``test_matches_torch`` case of a port whose assertions pass but whose graph or message text
+differs from torch's (strict xfail there).
+"""
+import re
+import warnings
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import reftrace
+
+try:  # torch is only the oracle; reftrace never imports it
+    import torch as _torch
+except ImportError:  # pragma: no cover - exercised on torch-free machines
+    _torch = None
+
+requires_torch = pytest.mark.skipif(_torch is None, reason="torch 2.13 (the oracle) is not installed")
+# torch 2.13 warns on every torch.jit.trace call (catalog 5.3); reftrace does not
+pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.trace` is deprecated:DeprecationWarning")
+
+
+def is_torch(lib):
+    return _torch is not None and lib is _torch
+
+
+# -- JitTestCase / torch.testing stand-ins ------------------------------------------------------
+
+def _is_tensor(v):
+    return isinstance(v, reftrace.Tensor) or (_torch is not None and isinstance(v, _torch.Tensor))
+
+
+def _host(t):
+    return np.asarray(t.detach().numpy())
+
+
+def _equal(a, b, atol=1e-5, rtol=1.3e-6):
+    """assertEqual's comparison: tensors (dtype-exact, values with tolerance), numbers vs 0-dim
+    tensors, and containers recursively."""
+    if _is_tensor(a) and _is_tensor(b):
+        if str(a.dtype) != str(b.dtype) or tuple(a.shape) != tuple(b.shape):
+            return False
+        x, y = _host(a), _host(b)
+        if x.dtype.kind in "fc":
+            return bool(np.allclose(x, y, atol=atol, rtol=rtol, equal_nan=True))
+        return bool((x == y).all())
+    if _is_tensor(a) or _is_tensor(b):  # a number vs a 0-dim tensor (assertEqual allows it)
+        t, n = (a, b) if _is_tensor(a) else (b, a)
+        return isinstance(n, (int, float, bool)) and t.dim() == 0 and _host(t).item() == n
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    return a == b
+
+
+def assert_equal(a, b):
+    assert _equal(a, b), f"not equal:\n{a!r}\n{b!r}"
+
+
+def assert_not_equal(a, b):
+    assert not _equal(a, b), f"unexpectedly equal:\n{a!r}\n{b!r}"
+
+
+class FileCheck:
+    """torch.testing.FileCheck's check / check_next / check_not / check_count / check_same, run on
+    a string (str(graph))."""
+
+    def __init__(self):
+        self.checks = []
+
+    def check(self, s):
+        self.checks.append(("check", s, None))
+        return self
+
+    def check_next(self, s):
+        self.checks.append(("next", s, None))
+        return self
+
+    def check_same(self, s):
+        self.checks.append(("same", s, None))
+        return self
+
+    def check_not(self, s):
+        self.checks.append(("not", s, None))
+        return self
+
+    def check_count(self, s, count, exactly=False):
+        self.checks.append(("count", s, (count, exactly)))
+        return self
+
+    def run(self, text):
+        text = str(text)
+        pos = 0
+        pending_not = []  # check_not strings, checked up to the next positive match
+
+        def settle(end):
+            for s, start in pending_not:
+                assert s not in text[start:end], f"FileCheck: found {s!r} where it must not be"
+            pending_not.clear()
+
+        for kind, s, extra in self.checks:
+            if kind == "not":
+                pending_not.append((s, pos))
+                continue
+            if kind == "count":
+                count, exactly = extra
+                for _ in range(count):
+                    i = text.find(s, pos)
+                    assert i >= 0, f"FileCheck: expected {count} occurrences of {s!r}"
+                    settle(i)
+                    pos = i + len(s)
+                if exactly:
+                    pending_not.append((s, pos))
+                continue
+            i = text.find(s, pos)
+            assert i >= 0, f"FileCheck: {s!r} not found after position {pos}"
+            between = text[pos:i]
+            if kind == "next":
+                assert between.count("\n") == 1, f"FileCheck: {s!r} is not on the next line"
+            elif kind == "same":
+                assert "\n" not in between, f"FileCheck: {s!r} is not on the same line"
+            settle(i)
+            pos = i + len(s)
+        settle(len(text))
+
+
+def gtext(g):
+    """A graph (or a traced function's graph) as text, source locations dropped."""
+    g = getattr(g, "graph", g)
+    return g.str(False)
+
+
+def anon(g):
+    """Graph text with every value renumbered in order of appearance (for _get_trace_graph
+    graphs: torch's ONNXTracedModule frames record no names)."""
+    names = {}
+    return re.sub(r"%[\w.]+", lambda m: names.setdefault(m.group(0), f"%v{len(names)}"), gtext(g))
+
+
+def checker_text(msg):
+    """A TracingCheckError message less what cannot match across libraries: the source
+    location stacks (torch prints Python frames) and the random-data numbers of the
+    assert_close report."""
+    out, skipping = [], False
+    for line in str(msg).split("\n"):
+        if skipping and line.startswith("\t\t"):
+            continue
+        skipping = line.strip() in ("Source Location:", "Trace source location:", "Check source location:")
+        line = re.sub(r"difference: \S+ at index \(.*?\)", "difference: <n>", line)
+        out.append(re.sub(r"Mismatched elements: .*", "Mismatched elements: <n>", line))
+    return "\n".join(out)
+
+
+def check_trace_(torch, func, reference_tensors, input_tensors=None, _force_outplace=False):
+    """JitTestCase.checkTrace with inputs_require_grads=False (no gradient half) and without its
+    save/load round trip (reftrace has no save/load yet): trace with check_trace=False, then the
+    traced function's outputs equal the Python function's on the reference inputs."""
+    if input_tensors is None:
+        input_tensors = reference_tensors
+    ge = torch.jit.trace(func, input_tensors, check_tolerance=1e-5,
+                         _force_outplace=_force_outplace, check_trace=False)
+    outputs = func(*reference_tensors)
+    outputs_ge = ge(*reference_tensors)
+    assert_equal(outputs, outputs_ge)
+    return ge
+
+
+def trace_deco(torch, *args, **kwargs):
+    """jit_utils._trace: ``@_trace(*example_inputs, **trace_kwargs)``."""
+    def wrapper(func):
+        return torch.jit.trace(func, args, **kwargs)
+    return wrapper
+
+
+def get_trace_graph(torch, f, args, return_inputs=False, _force_outplace=False):
+    """torch.jit._get_trace_graph: (graph, outputs[, inputs])."""
+    if is_torch(torch):
+        return torch.jit._get_trace_graph(f, args, return_inputs=return_inputs,
+                                          _force_outplace=_force_outplace)
+    state, out = torch.jit.trace_graph(f, tuple(args), force_outplace=_force_outplace)
+    return (state.graph, out, tuple(args)) if return_inputs else (state.graph, out)
+
+
+def run_dce(torch, g):
+    """self.run_pass("dce", g)."""
+    if is_torch(torch):
+        torch._C._jit_pass_dce(g)
+    else:
+        from reftrace.jit.passes import dead_code_elimination
+        dead_code_elimination(g)
+
+
+def function_from_graph(torch, g):
+    """self.createFunctionFromGraph(g): a callable running the graph."""
+    if is_torch(torch):
+        return torch._C._create_function_from_graph("forward", g)
+    from reftrace.jit.interpreter import Interpreter
+    return Interpreter(g).run
+
+
+def tracer_warnings(recorded):
+    """Recorded warnings less torch 2.13's DeprecationWarning for torch.jit.trace."""
+    return [w for w in recorded if not issubclass(w.category, DeprecationWarning)]
+
+
+def assert_warns_regex(torch, regex, fn):
+    """assertWarnsRegex(torch.jit.TracerWarning, regex): some TracerWarning matches."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        fn()
+    msgs = [str(x.message) for x in w if issubclass(x.category, torch.jit.TracerWarning)]
+    assert any(re.search(regex, m) for m in msgs), f"no TracerWarning matching {regex!r}: {msgs}"
+    return msgs
+
+
+def quiet():
+    """A warnings context (with ``simplefilter("ignore")`` inside: @suppress_warnings)."""
+    return warnings.catch_warnings()
+
+
+@pytest.fixture
+def torch():
+    """The library the ported bodies run against: reftrace (test_matches_torch also passes real
+    torch)."""
+    return reftrace
+
+
+SKIPS = {}          # {name: what reftrace lacks}
+XFAILS = {}         # {name: reftrace tracer bug} (strict xfails, diagnosed in the port report)
+PARITY_XFAILS = {}  # {name: why reftrace's graph/messages differ from torch's} (strict xfails)
+
+
+_KEPT = [None]
+
+
+def keep(*artifacts):
+    """Record what test_matches_torch compares between torch and reftrace (graph texts,
+    messages); a no-op outside it."""
+    if _KEPT[0] is not None:
+        _KEPT[0].extend(artifacts)
+
+
+def lacks(reason):
+    """Skip a port because reftrace lacks a feature the original needs."""
+    def deco(fn):
+        SKIPS[fn.__name__[len("test_"):]] = reason
+        return pytest.mark.skip(reason=reason)(fn)
+    return deco
+
+
+def tracer_bug(reason):
+    """A port that fails because of a reftrace tracer bug (strict xfail)."""
+    def deco(fn):
+        XFAILS[fn.__name__[len("test_"):]] = reason
+        return pytest.mark.xfail(reason=reason, strict=True)(fn)
+    return deco
+
+
+def parity_bug(reason):
+    """reftrace passes the original assertions but records something torch does not."""
+    def deco(fn):
+        PARITY_XFAILS[fn.__name__[len("test_"):]] = reason
+        return fn
+    return deco
+
+
+FORCE_OUTPLACE_OP = (
+    "under _force_outplace the aten::add node recorded for add_ keeps the in-place OpOverload "
+    "(aten::add_.Tensor): replay mutates x (so the checker sees no mismatch) and DCE keeps the "
+    "node as a write (torch's graph is just 'return (%x)')")
+CHECKER_TEXT = (
+    "TracingCheckError text: reftrace's canonical graphs number only unnamed values, from 0 "
+    "(torch's Canonicalize numbers every value of the clone, inputs included), and its Node "
+    "diff lines keep the graph's 2-space indent (torch prints the bare node)")
+NO_FUNCTION = "needs torch.autograd.Function / prim::PythonOp (reftrace.autograd has no Function)"
+
+
+# == A1: recording, printing, graph API, replay ====================================================
+
+@lacks("needs out= overloads (reftrace's op binder has no out=; cummax.out)")
+def test_trace_out_operator_with_two_output(torch):
+    """Port of TestTracer.test_trace_out_operator_with_two_output (test/jit/test_tracer.py)."""
+    example_input = torch.rand(2, 8)
+    out_1, out_2 = torch.cummax(example_input, 1)
+
+    def run_cummax(example_input, out_1, out_2):
+        output_1, output_2 = torch.cummax(example_input, 1, out=(out_1, out_2))
+        return output_1, output_2
+
+    trace_model = torch.jit.trace(run_cummax, (example_input, out_1, out_2))
+    # (the original only traces, with the checker on) the recorded .out overload has 2 outputs
+    FileCheck().check("aten::cummax(%example_input, %3, %out_1, %out_2)").run(gtext(trace_model))
+    new = torch.rand(3, 5)
+    o1, o2 = torch.cummax(new, 1)
+    r = trace_model(new, o1.clone().zero_(), o2.clone().zero_())
+    assert_equal(r, (o1, o2))
+    keep(gtext(trace_model))
+
+
+def test_canonicalize_tensor_iterator(torch):
+    """Port of TestTracer.test_canonicalize_tensor_iterator (test/jit/test_tracer.py)."""
+    x = torch.randn(4, 4)
+
+    def f(x):
+        x = x + 2
+        x = x - 4
+        x = x * 6
+        x = x / 8
+        return x
+
+    traced = torch.jit.trace(f, (x,))
+    f(x)
+    if is_torch(torch):  # the original assertion, on the executor's optimized graph
+        assert str(traced.graph_for(x)).count(": int = prim::Constant") == 5
+    # ADAPT (catalog): on the traced graph, 4 wrapped-number Long constants and 2 int alphas
+    text = gtext(traced)
+    assert text.count(": int = prim::Constant") == 2
+    for v in (2, 4, 6, 8):
+        assert f"Long(requires_grad=0, device=cpu) = prim::Constant[value={{{v}}}]()" in text
+    assert_equal(traced(x), f(x))
+    keep(text)
+
+
+def test_inplace_transplant(torch):
+    """Port of TestTracer.test_inplace_transplant (test/jit/test_tracer.py)."""
+    x = torch.tensor([0.0], requires_grad=True)
+
+    def fn(x):
+        y = x.clone()
+        y.add_(2)
+        y.add_(3)
+        return y
+
+    g, _ = get_trace_graph(torch, fn, (x,))
+    run_dce(torch, g)
+    FileCheck().check_count("aten::clone", 1, exactly=True).check_count(
+        "aten::add_", 2, exactly=True).check_next("return").run(str(g))
+    # assertExportImport(g, (x,)) without the save/load round trip: the graph reruns like fn
+    assert_equal(function_from_graph(torch, g)(x), fn(x))
+    keep(anon(g))
+
+
+def test_trace_casts(torch):
+    """Port of TestTracer.test_trace_casts (test/jit/test_tracer.py)."""
+    casts = [
+        lambda x: x.byte(),
+        lambda x: x.float(),
+        lambda x: x.cpu(),
+        lambda x: x.to(device="cpu"),
+        lambda x: x.to(dtype=torch.int64),
+        lambda x: x.to(device="cpu", dtype=torch.float),
+        lambda x: x.to(x),
+    ]
+
+    def assertContainsCast(trace):
+        assert sum(n.kind() == "aten::to" for n in trace.graph.nodes()) == 1
+
+    graphs = []
+    for cast in casts:
+        trace = torch.jit.trace(cast, torch.randn(2, 2))
+        assertContainsCast(trace)
+        x = torch.randn(2, 2)
+        assert_equal(trace(x), cast(x))
+        graphs.append(gtext(trace))
+
+    def to_tensor(x, y):
+        return x.to(y)
+
+    to_tensor_trace = torch.jit.trace(to_tensor, (torch.randn(2, 2), torch.randn(1, 8)))
+    assertContainsCast(to_tensor_trace)
+    x, y = torch.randn(2, 2), torch.randn(1, 10)
+    assert_equal(to_tensor_trace(x, y), to_tensor(x, y))
+    keep(*graphs + [gtext(to_tensor_trace)])
+
+
+def test_trace_tuple(torch):
+    """Port of TestTracer.test_trace_tuple (test/jit/test_tracer.py)."""
+    def fn(x, y):
+        return x, (x * y[1], x * y[0])
+
+    x, y = torch.randn(2, 2), (torch.ones(2, 2), torch.randn(2, 2))
+    traced_fn = torch.jit.trace(fn, (x, y))
+    assert_equal(traced_fn(x, y), fn(x, y))
+    FileCheck().check_count("prim::TupleConstruct", 2, exactly=True).check_next(
+        "return").run(str(traced_fn.graph))
+    # (assertExportImport dropped: reftrace has no save/load yet)
+    keep(gtext(traced_fn))
+
+
+def test_max_pool(torch):
+    """Port of TestTracer.test_max_pool (test/jit/test_tracer.py)."""
+    F = torch.nn.functional
+    x = torch.rand(20, 16, 10, 10)
+
+    def max_pool2d(x):
+        return F.max_pool2d(x, 2) + 2
+
+    trace = torch.jit.trace(max_pool2d, (x))
+    if is_torch(torch):  # the original checks the executor's graph
+        FileCheck().check("aten::max_pool2d(").run(trace.graph_for(x))
+    FileCheck().check("aten::max_pool2d(").run(str(trace.graph))  # ADAPT: the traced graph
+    assert_equal(max_pool2d(x), trace(x))
+    keep(gtext(trace))
+
+
+@lacks("needs torch.nn.functional.threshold (reftrace.nn.functional lacks it)")
+def test_nested_inplace(torch):
+    """Port of TestTracer.test_nested_inplace (test/jit/test_tracer.py)."""
+    F = torch.nn.functional
+    x = torch.randn(2, 2)
+    g, outputs, inputs = get_trace_graph(
+        torch, lambda x: F.threshold(x, 0, 0, inplace=True), (x,), return_inputs=True)
+    m = function_from_graph(torch, g)
+    assert_equal(outputs, m(*inputs))
+    FileCheck().check("threshold_").run(str(g))
+    keep(anon(g))
+
+
+def _inplace_copy(torch, force_outplace):
+    x = torch.randn(4, 4, requires_grad=True)
+
+    def f(x):
+        out = torch.zeros(x.size())
+        out.copy_(x)
+        return out
+
+    g, outputs, inputs = get_trace_graph(torch, f, (x,), return_inputs=True,
+                                         _force_outplace=force_outplace)
+    run_dce(torch, g)
+    m = function_from_graph(torch, g)
+    assert_equal(outputs, m(*inputs))
+    # (assertExportImport: reftrace has no save/load yet; the graph reruns like f)
+    assert_equal(m(*inputs), f(x))
+    return g
+
+
+def test_inplace_copy(torch):
+    """Port of TestTracer.test_inplace_copy (test/jit/test_tracer.py)."""
+    g = _inplace_copy(torch, False)
+    FileCheck().check("aten::zeros").check("aten::copy_").run(str(g))
+    keep(anon(g))
+
+
+def test_inplace_copy_force_outplace(torch):
+    """Port of TestTracer.test_inplace_copy_force_outplace (test/jit/test_tracer.py)."""
+    g = _inplace_copy(torch, True)
+    FileCheck().check("expand_as").run(str(g))
+    keep(anon(g))
+
+
+def test_trace_annotation(torch):
+    """Port of TestTracer.test_trace_annotation (test/jit/test_tracer.py)."""
+    @trace_deco(torch, torch.rand(1))
+    def foo(a):
+        return a + a + a
+
+    x = torch.randn(5, 5)
+    assert_equal(foo(x), x + x + x)
+    keep(gtext(foo))
+
+
+def _autograd_function(torch):
+    return torch.autograd.Function
+
+
+@lacks(NO_FUNCTION)
+def test_inplace_flags(torch):
+    """Port of TestTracer.test_inplace_flags (test/jit/test_tracer.py)."""
+    Function = _autograd_function(torch)
+
+    class InplaceFn(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x.add_(1)
+
+        @staticmethod
+        def backward(ctx, go):
+            return go
+
+    class RegularFn(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.add(1)
+
+        @staticmethod
+        def backward(ctx, go):
+            return go
+
+    x = torch.tensor([0.0], requires_grad=True)
+
+    def fn(x):
+        y = RegularFn.apply(x)
+        y = InplaceFn.apply(y)
+        y = InplaceFn.apply(y)
+        y = RegularFn.apply(y)
+        return y
+
+    trace_graph, _ = get_trace_graph(torch, fn, (x,), _force_outplace=True)
+    run_dce(torch, trace_graph)
+    ops = list(trace_graph.nodes())
+    for op in ops:
+        assert op.hasAttribute("inplace")
+    inplace_flags = [False, True, True, False]
+    for op, is_inplace in zip(ops, inplace_flags):
+        assert op.i("inplace") == is_inplace
+    keep(anon(trace_graph))
+
+
+@lacks(NO_FUNCTION)
+def test_inplace_check(torch):
+    """Port of TestTracer.test_inplace_check (test/jit/test_tracer.py)."""
+    Function = _autograd_function(torch)
+
+    class MyInplaceFn(Function):
+        @staticmethod
+        def forward(self, x):
+            x.add_(1)
+            self.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(self, grad):
+            return grad
+
+    def fn(x):
+        return MyInplaceFn.apply(x)
+
+    x = torch.randn(5, 5)
+    ge = torch.jit.trace(fn, (x,), _force_outplace=True, check_trace=False)
+    with pytest.raises(RuntimeError, match="inplace MyInplaceFn"):
+        ge(x)
+    keep(gtext(ge))
+
+
+@lacks(NO_FUNCTION)
+def test_python_function(torch):
+    """Port of TestTracer.test_python_function (test/jit/test_tracer.py)."""
+    Function = _autograd_function(torch)
+
+    class MyFn(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x + 1
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output
+
+    @trace_deco(torch, torch.zeros(2))
+    def fn(x):
+        return MyFn.apply(x + 2) + 3
+
+    x = torch.tensor([1.0, 2.0, 3.0])
+    y = torch.randn(2, 2, requires_grad=True)
+    fn(x)
+    fn(y)
+    keep(gtext(fn))
+
+
+@lacks(NO_FUNCTION)
+def test_python_function_tup(torch):
+    """Port of TestTracer.test_python_function_tup (test/jit/test_tracer.py)."""
+    Function = _autograd_function(torch)
+
+    class MyFn(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x + 1, x - 1
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output, grad_output
+
+    @trace_deco(torch, torch.zeros(2))
+    def fn(x):
+        a, b = MyFn.apply(x + 2)
+        return a + b + 3
+
+    x = torch.tensor([1.0, 2.0, 3.0])
+    y = torch.randn(2, 2, requires_grad=True)
+    fn(x)
+    fn(y)
+    keep(gtext(fn))
+
+
+def test_trace_detach(torch):
+    """Port of TestTracer.test_trace_detach (test/jit/test_tracer.py)."""
+    def foo(x, w):
+        return torch.matmul(x, w).detach()
+
+    traced = torch.jit.trace(foo, (torch.rand(3, 4), torch.rand(4, 5)))
+    FileCheck().check("matmul").check("detach").run(str(traced.graph))
+    x, w = torch.rand(3, 4), torch.rand(4, 5, requires_grad=True)
+    traced_result = traced(x, w)
+    assert_equal(foo(x, w), traced_result)
+    assert not traced_result.requires_grad
+    # (reftrace has no autograd graph yet, so no grad_fn attribute: None by construction)
+    assert getattr(traced_result, "grad_fn", None) is None
+    keep(gtext(traced))
+
+
+@lacks("needs torch.autograd.Variable (reftrace.autograd has none)")
+def test_trace_variable_instantiation(torch):
+    """Port of TestTracer.test_trace_variable_instantiation (test/jit/test_tracer.py)."""
+    Variable = torch.autograd.Variable
+
+    def random_foo(x):
+        return Variable(Variable(x) + 1.0)
+
+    random_foo_traced = torch.jit.trace(random_foo, (torch.rand(3, 4),))
+    x = torch.rand(5, 6)
+    assert_equal(random_foo(x), random_foo_traced(x))
+    keep(gtext(random_foo_traced))
+
+
+def test_trace_contiguous(torch):
+    """Port of TestTracer.test_trace_contiguous (test/jit/test_tracer.py)."""
+    def foo(x):
+        return x[:, :, ::2].contiguous().view(12)
+
+    x = torch.rand(2, 3, 4)
+    traced = torch.jit.trace(foo, (x,))
+    y = traced(x)
+    # ADAPT: x.storage().data_ptr() -> x.untyped_storage().data_ptr()
+    assert x.untyped_storage().data_ptr() != y.untyped_storage().data_ptr()
+    assert_equal(y, foo(x))
+    keep(gtext(traced))
+
+
+def test_trace_contiguous_short_circuit(torch):
+    """Port of TestTracer.test_trace_contiguous_short_circuit (test/jit/test_tracer.py)."""
+    def foo(x):
+        return x.contiguous()
+
+    x = torch.rand(2, 3, 4)
+    traced = torch.jit.trace(foo, (x,))
+    FileCheck().check("aten::contiguous").run(str(traced.graph))
+    keep(gtext(traced))
+
+
+def test_trace_inverse(torch):
+    """Port of TestTracer.test_trace_inverse (test/jit/test_tracer.py)."""
+    def foo(x):
+        return ~x
+
+    foo_traced = torch.jit.trace(foo, torch.zeros(3, 4, dtype=torch.uint8))
+    eg = torch.zeros(3, dtype=torch.uint8)
+    assert_equal(foo_traced(eg), foo(eg))
+    keep(gtext(foo_traced))
+
+
+# == A2/A3: constants, wrapped numbers, casts =======================================================
+
+def test_wrapped_number(torch):
+    """Port of TestTracer.test_wrapped_number (test/jit/test_tracer.py)."""
+    def foobar():
+        x = -10000.0
+        result = x * torch.ones(1, dtype=torch.float)
+        return result
+
+    scripted = torch.jit.trace(foobar, (), check_trace=True)
+    # (the original only traces, checker on) the result stays float32 on replay
+    r = scripted()
+    assert str(r.dtype) == str(torch.float32)
+    assert_equal(r, foobar())
+    keep(gtext(scripted))
+
+
+def test_trace_checker_dot_data(torch):
+    """Port of TestTracer.test_trace_checker_dot_data (test/jit/test_tracer.py)."""
+    with quiet():
+        warnings.simplefilter("ignore")
+        with pytest.raises(torch.jit.TracingCheckError,
+                           match=r"Tensor-valued Constant nodes differed in value "
+                                 r"across invocations") as info:
+            @trace_deco(torch, torch.rand(3, 4), check_inputs=[(torch.rand(3, 4),)])
+            def foo(x):
+                y = x.data
+                return x + y
+    keep(checker_text(info.value))
+
+
+def test_trace_checker_memoization(torch):
+    """Port of TestTracer.test_trace_checker_memoization (test/jit/test_tracer.py)."""
+    with quiet():
+        warnings.simplefilter("ignore")
+        with pytest.raises(torch.jit.TracingCheckError,
+                           match=r"Graphs differed across invocations!") as info:
+            def foo(x):
+                if not hasattr(foo, "cache"):
+                    foo.cache = torch.neg(x)
+                return x + foo.cache
+
+            torch.jit.trace(foo, torch.rand(3, 4), check_inputs=[(torch.rand(3, 4),)])
+    keep(checker_text(info.value))
+
+
+def test_tensor_with_grad_as_constant(torch):
+    """Port of TestTracer.test_tensor_with_grad_as_constant (test/jit/test_tracer.py)."""
+    param = torch.randn(3).requires_grad_()
+    x = torch.randn(3)
+
+    def f(x):
+        return x + param
+
+    with pytest.raises(RuntimeError, match="Cannot insert a Tensor that requires grad as a constant") as info:
+        torch.jit.trace(f, x)
+    # torch 2.13's full text, up to the tensor's C++ printout (catalog 3.1)
+    assert str(info.value).startswith(
+        "Cannot insert a Tensor that requires grad as a constant. Consider making it a parameter or "
+        "input, or detaching the gradient\nTensor:\n")
+    keep(str(info.value).split("\nTensor:\n")[0], str(info.value).split("\n")[-1])
+
+
+def test_typeas_trace_check(torch):
+    """Port of TestTracer.test_typeas_trace_check (test/jit/test_tracer.py)."""
+    a = torch.tensor([0.4], requires_grad=True)
+    b = torch.tensor([0.7], requires_grad=True)
+
+    def f(x, y):
+        return x.type_as(y)
+
+    trace = torch.jit.trace(f, (a, b))
+    # (the original only traces, checker on)
+    FileCheck().check("aten::type_as").run(str(trace.graph))
+    keep(gtext(trace))
+
+
+# == A4: in-place ops and _force_outplace ===========================================================
+
+def test_index_put(torch):
+    """Port of TestTracer.test_index_put (test/jit/test_tracer.py)."""
+    ten = torch.zeros(3, 3)
+    mask = torch.tensor([[True, True, True], [True, False, False], [True, True, False]])
+
+    def test_fn(ten, mask):
+        ten[mask] = torch.ones(6)
+        return ten
+
+    traced_test_fn = torch.jit.trace(test_fn, (ten, mask))
+    ten = torch.rand(3, 3)
+    assert_equal(test_fn(ten, mask), traced_test_fn(ten, mask))
+    keep(gtext(traced_test_fn))
+
+
+def test_force_outplace_check_fill(torch):
+    """Port of TestTracer.test_force_outplace_check_fill (test/jit/test_tracer.py)."""
+    def f(x):
+        return torch.empty(x.shape).fill_(7)
+
+    x = torch.randn(10, 15)
+    ft = torch.jit.trace(f, x, _force_outplace=True)
+    assert_equal(f(x), ft(x))
+    FileCheck().check("aten::empty").check("aten::full_like").run(str(ft.graph))
+    keep(gtext(ft))
+
+
+def test_force_outplace_check_zero(torch):
+    """Port of TestTracer.test_force_outplace_check_zero (test/jit/test_tracer.py)."""
+    def f(x):
+        return torch.empty(x.shape).zero_()
+
+    x = torch.randn(10, 15)
+    ft = torch.jit.trace(f, x, _force_outplace=True)
+    assert_equal(f(x), ft(x))
+    FileCheck().check("aten::empty").check("aten::zeros_like").run(str(ft.graph))
+    keep(gtext(ft))
+
+
+def test_trace_slice_setitem_dynamic_shape(torch):
+    """Port of TestTracer.test_trace_slice_setitem_dynamic_shape (test/jit/test_tracer.py)."""
+    def slice_setitem(x, y):
+        x[:, 2] = y + 1
+        return x
+
+    x = torch.randn(3, 4)
+    traced = torch.jit.trace(slice_setitem, (x, x[:, 0]))
+    assert_equal(traced(x.clone(), x[:, 0]), slice_setitem(x.clone(), x[:, 0]))
+    # catalog: an equal-shape setitem records slice -> select -> copy_ only
+    FileCheck().check("aten::slice").check("aten::select").check_not("aten::expand") \
+        .check("aten::copy_").run(str(traced.graph))
+    keep(gtext(traced))
+
+
+def test_input_dict_checkTrace_mut(torch):
+    """Port of TestTracer.test_input_dict_checkTrace_mut (test/jit/test_tracer.py)."""
+    def test(d):
+        d["x"].tanh_()
+        return d["x"]
+
+    inputs = {"x": torch.rand(3, 4), "y": torch.rand(3, 4)}
+    ge = check_trace_(torch, test, (inputs,))
+    keep(gtext(ge))
+
+
+def test_trace_detach_inplace(torch):
+    """Port of TestTracer.test_trace_detach_inplace (test/jit/test_tracer.py)."""
+    def foo(x, w):
+        y = torch.matmul(x, w)
+        y.detach_()
+        return y
+
+    traced = torch.jit.trace(foo, (torch.rand(3, 4), torch.rand(4, 5)))
+    FileCheck().check("matmul").check("detach(").run(str(traced.graph))
+    x, w = torch.rand(3, 4), torch.rand(4, 5, requires_grad=True)
+    traced_result = traced(x, w)
+    assert_equal(foo(x, w), traced_result)
+    assert not traced_result.requires_grad
+    assert getattr(traced_result, "grad_fn", None) is None  # (reftrace: no grad_fn attribute)
+    keep(gtext(traced))
+
+
+def test_trace_detach_inplace_redispatch(torch):
+    """Port of TestTracer.test_trace_detach_inplace_redispatch (test/jit/test_tracer.py)."""
+    def foo(x, w):
+        y = torch.matmul(x, w)
+        assert y.requires_grad
+        y.detach_()
+        assert not y.requires_grad
+        return y
+
+    x, w = torch.rand(3, 4), torch.rand(4, 5, requires_grad=True)
+    traced = torch.jit.trace(foo, (x, w), check_trace=False)
+    keep(gtext(traced))
+
+
+def _index_put_prog(torch, rhs):
+    @trace_deco(torch, torch.rand(100), torch.tensor([1, 2, 3, 4]), rhs)
+    def test_index_put(target, indices, rhs):
+        target[indices] = rhs
+        return target
+    return test_index_put
+
+
+def test_index_put_trace_with_view(torch):
+    """Port of TestTracer.test_index_put_trace_with_view (test/jit/test_tracer.py)."""
+    test_index_put = _index_put_prog(torch, torch.rand(1, 1, 1, 4))
+    FileCheck().check("aten::view").check("index_put_").run(str(test_index_put.graph))
+    keep(gtext(test_index_put))
+
+
+def test_index_put_trace_without_view(torch):
+    """Port of TestTracer.test_index_put_trace_without_view (test/jit/test_tracer.py)."""
+    test_index_put = _index_put_prog(torch, torch.rand(4))
+    FileCheck().check_not("aten::view").check("index_put_").run(str(test_index_put.graph))
+    keep(gtext(test_index_put))
+
+
+def test_trace_checker_slice_lhs(torch):
+    """Port of TestTracer.test_trace_checker_slice_lhs (test/jit/test_tracer.py)."""
+    def foo(x):
+        for i in range(3):
+            x[i, :] = torch.zeros(4)
+        return x
+
+    ge = check_trace_(torch, foo, (torch.rand(3, 4),))
+    keep(gtext(ge))
+
+
+def test_trace_checker_inplace_on_view(torch):
+    """Port of TestTracer.test_trace_checker_inplace_on_view (test/jit/test_tracer.py)."""
+    def foo(x):
+        x.view(-1).add_(-x.view(-1))
+        return x
+
+    msgs = assert_warns_regex(
+        torch, "Output nr 1. of the traced function does not match the "
+               "corresponding output of the Python function",
+        lambda: torch.jit.trace(foo, torch.rand(3, 4), check_inputs=[torch.rand(5, 6)],
+                                _force_outplace=True))
+    keep(*[checker_text(m) for m in msgs])
+
+
+def test_lhs_index_fails(torch):
+    """Port of TestTracer.test_lhs_index_fails (test/jit/test_tracer.py)."""
+    def foo(x):
+        x[0, 1] = 4
+        return x
+
+    msgs = assert_warns_regex(torch, "cause the trace to be incorrect",
+                              lambda: torch.jit.trace(foo, torch.rand(3, 4), _force_outplace=True))
+    # torch 2.13's full text (catalog 3.1)
+    assert ("There are 2 live references to the data region being modified when tracing in-place "
+            "operator copy_ (possibly due to an assignment). This might cause the trace to be "
+            "incorrect, because all other views that also reference this data will not reflect "
+            "this change in the trace! On the other hand, if all other views use the same memory "
+            "chunk, but are disjoint (e.g. are outputs of torch.split), this might still be "
+            "safe.") in msgs
+    keep(*msgs)
+    with quiet():
+        warnings.simplefilter("ignore")
+        keep(gtext(torch.jit.trace(foo, torch.rand(3, 4), _force_outplace=True, check_trace=False)))
+
+
+def test_lhs_index_trivial(torch):
+    """Port of TestTracer.test_lhs_index_trivial (test/jit/test_tracer.py)."""
+    def foo(y, x):
+        y[...] = x
+        return y
+
+    ge = check_trace_(torch, foo, (torch.rand(3, 4), torch.rand(4)))
+    FileCheck().check("aten::view").check("aten::expand").check("aten::copy_").run(str(ge.graph))
+    keep(gtext(ge))
+
+
+def test_inplace_warn(torch):
+    """Port of TestTracer.test_inplace_warn (test/jit/test_tracer.py)."""
+    def foo(x):
+        x.view(-1).add_(-x.view(-1))
+        return x
+
+    msgs = assert_warns_regex(torch, "cause the trace to be incorrect",
+                              lambda: torch.jit.trace(foo, torch.rand(3, 4), _force_outplace=True))
+    assert any(m.startswith("There are 2 live references to the data region being modified when "
+                            "tracing in-place operator add_. This might cause the trace to be "
+                            "incorrect") for m in msgs)
+    keep(*msgs)
+    with quiet():
+        warnings.simplefilter("ignore")
+        keep(gtext(torch.jit.trace(foo, torch.rand(3, 4), _force_outplace=True, check_trace=False)))
+
+
+# == A5/A7: traced sizes and factories ==============================================================
+
+def _do_trace_size(torch, requires_grad):
+    def fn(x):
+        return x.view(x.shape[1] * 2, x.size(0), 2)
+
+    x = torch.randn(5, 2, 4, requires_grad=requires_grad)
+    y = torch.randn(4, 8, 4, requires_grad=requires_grad)
+    traced_fn = torch.jit.trace(fn, x)
+    assert_equal(traced_fn(y), fn(y))
+    assert_equal(traced_fn(x), fn(x))
+    FileCheck().check("aten::size").check("prim::NumToTensor").check("aten::mul") \
+        .check("aten::Int").check("aten::view").run(str(traced_fn.graph))
+    return [gtext(traced_fn)]
+
+
+def test_trace_size(torch):
+    """Port of TestTracer.test_trace_size (test/jit/test_tracer.py)."""
+    keep(*_do_trace_size(torch, False))
+
+
+def test_trace_size_with_grad(torch):
+    """Port of TestTracer.test_trace_size_with_grad (test/jit/test_tracer.py)."""
+    keep(*_do_trace_size(torch, True))
+
+
+def test_trace_numel(torch):
+    """Port of TestTracer.test_trace_numel (test/jit/test_tracer.py)."""
+    def fn(x):
+        return x.numel()
+
+    x = torch.randn(2, 3, 4)
+    y = torch.randn(4, 5, 6)
+    traced_fn = torch.jit.trace(fn, x)
+    assert_equal(traced_fn(y), fn(y))
+    assert_equal(traced_fn(x), fn(x))
+    keep(gtext(traced_fn))
+
+
+ARANGE_STASH_ORDER = (
+    "tracer stashes tensor-valued Scalar args left to right; torch's generated bindings evaluate "
+    "_r.scalar(0), _r.scalar(1) right to left, so end's aten::ScalarImplicit is numbered first")
+
+
+def _do_trace_arange(torch, requires_grad):
+    def arange(x):
+        return torch.arange(x.shape[0])
+
+    def arange_scalar(x):
+        return torch.arange(12)
+
+    def arange_start_end(x):
+        return torch.arange(start=x.shape[0], end=x.shape[0] + 5)
+
+    x = torch.randn(5, 3, 2, requires_grad=requires_grad)
+    y = torch.randn(8, 2, 4, requires_grad=requires_grad)
+    graphs = []
+    for f in (arange, arange_scalar, arange_start_end):
+        traced = torch.jit.trace(f, x)
+        assert_equal(traced(y), f(y))
+        assert_equal(traced(x), f(x))
+        graphs.append(gtext(traced))
+    assert "aten::ScalarImplicit" in graphs[2]
+    return graphs
+
+
+def test_trace_arange(torch):
+    """Port of TestTracer.test_trace_arange (test/jit/test_tracer.py)."""
+    keep(*_do_trace_arange(torch, False))
+
+
+def test_trace_arange_with_grad(torch):
+    """Port of TestTracer.test_trace_arange_with_grad (test/jit/test_tracer.py)."""
+    keep(*_do_trace_arange(torch, True))
+
+
+def test_trace_full_dynamic_shape(torch):
+    """Port of TestTracer.test_trace_full_dynamic_shape (test/jit/test_tracer.py)."""
+    def full_with_shape_like(x):
+        return torch.full(x.shape, 2.0)
+
+    x = torch.randn(3, 4)
+    ge = torch.jit.trace(full_with_shape_like, example_inputs=x)
+    y = torch.randn(2, 7)
+    assert tuple(ge(y).shape) == tuple(y.shape)
+    assert tuple(ge(x).shape) == tuple(x.shape)
+    keep(gtext(ge))
+
+
+def _do_trace_slice(torch, requires_grad):
+    def slice(x):
+        results = []
+        for i in range(4):
+            results.append(x[: x.size(0) - i, i: x.size(2), i:3])
+        return tuple(results)
+
+    def slice_select(x):
+        results = []
+        for i in range(4):
+            results.append(x[:, i:, x.size(2) - 5])
+        return tuple(results)
+
+    x = torch.randn(5, 6, 7, requires_grad=requires_grad)
+    y = torch.randn(7, 8, 9, requires_grad=requires_grad)
+    graphs = []
+    with quiet():  # @suppress_warnings
+        warnings.simplefilter("ignore")
+        for f in (slice, slice_select):
+            traced = torch.jit.trace(f, x)
+            assert_equal(traced(y), f(y))
+            assert_equal(traced(x), f(x))
+            graphs.append(gtext(traced))
+    return graphs
+
+
+def test_trace_slice(torch):
+    """Port of TestTracer.test_trace_slice (test/jit/test_tracer.py)."""
+    keep(*_do_trace_slice(torch, False))
+
+
+def test_trace_slice_with_grad(torch):
+    """Port of TestTracer.test_trace_slice_with_grad (test/jit/test_tracer.py)."""
+    keep(*_do_trace_slice(torch, True))
+
+
+def test_trace_slice_full_dim(torch):
+    """Port of TestTracer.test_trace_slice_full_dim (test/jit/test_tracer.py)."""
+    def foo(x):
+        return x[0:5, 0] + 1.0
+
+    traced = torch.jit.trace(foo, (torch.rand(5, 4),))
+    test_x = torch.rand(6, 3)
+    assert_equal(foo(test_x), traced(test_x))
+    keep(gtext(traced))
+
+
+def test_trace_checker_control_flow(torch):
+    """Port of TestTracer.test_trace_checker_control_flow (test/jit/test_tracer.py)."""
+    def foo(x):
+        for _ in range(x.size(0)):
+            x = torch.neg(x)
+        return x
+
+    with quiet():
+        warnings.simplefilter("ignore")
+        with pytest.raises(torch.jit.TracingCheckError,
+                           match=r"Graphs differed across invocations!") as info:
+            torch.jit.trace(foo, torch.randn(3, 4), check_inputs=[torch.randn(4, 4)])
+    keep(checker_text(info.value))
+
+
+# == A6: indexing ===================================================================================
+
+def test_trace_index(torch):
+    """Port of TestTracer.test_trace_index (test/jit/test_tracer.py)."""
+    x = torch.tensor([0.4], requires_grad=True)
+    y = torch.tensor([0], dtype=torch.int64)
+
+    def fn(x, y):
+        return x[y]
+
+    fn_traced = torch.jit.trace(fn, (x, y,))
+    assert_equal(fn(x, y), fn_traced(x, y))
+    FileCheck().check("Tensor?[] = prim::ListConstruct(%y)").check("aten::index").run(
+        str(fn_traced.graph))
+    keep(gtext(fn_traced))
+
+
+def test_tracing_slicing(torch):
+    """Port of TestTracer.test_tracing_slicing (test/jit/test_tracer.py)."""
+    @trace_deco(torch, torch.zeros(10))
+    def foo_trace(x):
+        return x[-5:-3]
+
+    def foo(x):
+        return x[-5:-3]
+
+    a = torch.arange(0, 8)
+    b = torch.arange(0, 20)
+    # ADAPT: the torch.jit.script twin (foo_script) is dropped
+    assert_equal(foo_trace(a), foo(a))
+    assert_not_equal(foo_trace(a), foo_trace(b))
+    keep(gtext(foo_trace))
+
+
+def test_tracing_indexing(torch):
+    """Port of TestTracer.test_tracing_indexing (test/jit/test_tracer.py)."""
+    @trace_deco(torch, torch.zeros(10))
+    def foo_trace(x):
+        return x[-2]
+
+    def foo(x):
+        return x[-2]
+
+    a = torch.arange(0, 8)
+    b = torch.arange(0, 20)
+    # ADAPT: the torch.jit.script twin (foo_script) is dropped
+    assert_equal(foo_trace(a), foo(a))
+    assert_not_equal(foo_trace(a), foo_trace(b))
+    keep(gtext(foo_trace))
+
+
+# == A9: TracerWarnings =============================================================================
+
+def test_trace_warn(torch):
+    """Port of TestTracer.test_trace_warn (test/jit/test_tracer.py)."""
+    def fn(x):
+        int(x)  # Warning 1.
+        y = x * 1
+        if y:  # Warning 2.
+            pass
+        q = [x, x * 4]
+        z = q[y]
+        float(z)  # Warning 3.
+        z.tolist()  # Warning 4.
+        z.numpy()  # Warning 5.
+        for _ in torch.ones(4, 4):  # Warning 6.
+            pass
+        return z + 4
+
+    with warnings.catch_warnings(record=True) as warns:
+        warnings.simplefilter("always")
+        traced_fn = torch.jit.trace(fn, torch.tensor([1]))
+    warns = tracer_warnings(warns)  # torch 2.13 adds a DeprecationWarning (catalog 5.3)
+    for warn in warns:
+        assert warn.category is torch.jit.TracerWarning
+    warns = [str(w.message) for w in warns]
+    assert "a Python integer" in warns[0]
+    assert "a Python boolean" in warns[1]
+    assert "a Python float" in warns[2]
+    assert "a Python list" in warns[3]
+    assert "a NumPy array" in warns[4]
+    assert "Iterating over" in warns[5]
+    keep(*warns)
+
+
+def test_trace_with_tensor_list_output(torch):
+    """Port of TestTracer.test_trace_with_tensor_list_output (test/jit/test_tracer.py)."""
+    def f():
+        return [torch.zeros(1), torch.zeros(5)]
+
+    msgs = assert_warns_regex(torch, "cause the trace to be incorrect", lambda: torch.jit.trace(f, []))
+    traced_non_strict_f = torch.jit.trace(f, [], strict=False)
+    assert_equal(traced_non_strict_f(), f())
+    keep(*msgs + [gtext(traced_non_strict_f)])
+
+
+def test_trace_checker_dropout_train(torch):
+    """Port of TestTracer.test_trace_checker_dropout_train (test/jit/test_tracer.py)."""
+    def foo(x):
+        return torch.dropout(x, p=0.5, train=True)
+
+    first = assert_warns_regex(
+        torch, "Output nr 1. of the traced function does not match the "
+               "corresponding output of the Python function",
+        lambda: torch.jit.trace(foo, torch.rand(3, 4), check_inputs=[torch.rand(5, 6)]))
+    second = assert_warns_regex(
+        torch, "Trace had nondeterministic nodes",
+        lambda: torch.jit.trace(foo, torch.rand(3, 4), check_inputs=[torch.rand(5, 6)]))
+    keep(*[checker_text(m) for m in first + second])
+
+
+# == A10: input/output containers ===================================================================
+
+def test_trace_single_tuple(torch):
+    """Port of TestTracer.test_trace_single_tuple (test/jit/test_tracer.py)."""
+    x = torch.tensor(2.0)
+
+    def f2(x):
+        return (x,)
+
+    jit_f2 = torch.jit.trace(f2, x)
+    assert f2(x) == jit_f2(x)
+    keep(gtext(jit_f2))
+
+
+def test_trace_namedtuple(torch):
+    """Port of TestTracer.test_trace_namedtuple (test/jit/test_tracer.py)."""
+    Point = namedtuple("point", ["x", "y"])
+
+    def f(p):
+        if type(p) is tuple:
+            p = Point(*p)
+        return p.x + p.y
+
+    p = Point(torch.randn(1), torch.randn(1))
+    traced = torch.jit.trace(f, (p,))
+    assert_equal(f(p), traced(p))
+    keep(gtext(traced))
+
+
+def test_output_unflatten(torch):
+    """Port of TestTracer.test_output_unflatten (test/jit/test_tracer.py)."""
+    def fn(x):
+        return (x * 2, (x ** 2, x + 4, (x + 2,),), x * 4,)
+
+    # ADAPT: checkTrace's allSum cannot .sum() a nested tuple (why the original xfails); the
+    # nesting itself is kept: compare the structured outputs directly
+    x = torch.randn(2, 2)
+    traced = torch.jit.trace(fn, (x,), check_trace=False)
+    out = traced(x)
+    assert isinstance(out, tuple) and len(out) == 3
+    assert isinstance(out[1], tuple) and len(out[1]) == 3 and isinstance(out[1][2], tuple)
+    assert_equal(out, fn(x))
+    FileCheck().check("aten::pow(%x, %").run(str(traced.graph))
+    keep(gtext(traced))
+
+
+def test_input_dict_empty(torch):
+    """Port of TestTracer.test_input_dict_empty (test/jit/test_tracer.py)."""
+    def test(d):
+        pass
+
+    with pytest.raises(RuntimeError) as info:
+        check_trace_(torch, test, {})
+    assert str(info.value) == "Tracer cannot infer type of ({},)\n:Dictionary inputs must have entries"
+    keep(str(info.value))
+
+
+def test_input_dict_unify(torch):
+    """Port of TestTracer.test_input_dict_unify (test/jit/test_tracer.py)."""
+    def test(d):
+        return d["int"], d["float"]
+
+    inputs = {
+        "int": torch.ones((2, 2), dtype=torch.int32),
+        "float": torch.ones((2, 2), dtype=torch.float32),
+    }
+    ge = check_trace_(torch, test, (inputs,))
+    FileCheck().check("Dict(str, Tensor)").run(str(ge.graph))
+    keep(gtext(ge))
+
+
+def test_input_dict_empty_list(torch):
+    """Port of TestTracer.test_input_dict_empty_list (test/jit/test_tracer.py)."""
+    def test(d):
+        pass
+
+    inputs = {1: []}
+    with pytest.raises(RuntimeError, match="List trace") as info:
+        check_trace_(torch, test, (inputs,))
+    assert str(info.value) == "Tracer cannot infer type of ({1: []},)\n:List trace inputs must have elements"
+    keep(str(info.value))
+
+
+def test_input_list_mixed_type(torch):
+    """Port of TestTracer.test_input_list_mixed_type (test/jit/test_tracer.py)."""
+    def test(d):
+        pass
+
+    inputs = [torch.rand(2, 3), (torch.ones(2), torch.ones(2))]
+    with pytest.raises(RuntimeError, match="consistent") as info:
+        check_trace_(torch, test, (inputs,))
+    assert str(info.value).endswith(
+        "\n:List inputs to traced functions must have consistent element type. Found Tensor and "
+        "Tuple[Tensor, Tensor]")
+    # the message embeds the inputs' repr: compare only its fixed tail
+    keep(str(info.value).split("\n:")[-1])
+
+
+def test_trace_with_number_list_output(torch):
+    """Port of TestTracer.test_trace_with_number_list_output (test/jit/test_tracer.py)."""
+    def f():
+        return [1, 5]
+
+    with pytest.raises(RuntimeError, match=r"Only tensors.+can be output from traced functions") as info:
+        torch.jit.trace(f, [])
+    assert str(info.value) == ("Only tensors, lists, tuples of tensors, or dictionary of tensors can "
+                               "be output from traced functions")
+    keep(str(info.value))
+
+
+def test_trace_with_nested_tensor_list_output(torch):
+    """Port of TestTracer.test_trace_with_nested_tensor_list_output (test/jit/test_tracer.py)."""
+    def f():
+        return [[torch.zeros(1)], [torch.zeros(5)]]
+
+    with pytest.raises(RuntimeError, match=r"Only tensors.+can be output from traced functions") as info:
+        torch.jit.trace(f, [])
+    assert str(info.value) == ("Only tensors, lists, tuples of tensors, or dictionary of tensors can "
+                               "be output from traced functions")
+    keep(str(info.value))
+
+
+def test_non_tensor_tracing(torch):
+    """Port of TestTracer.test_non_tensor_tracing (test/jit/test_tracer.py)."""
+    def f(x):
+        return x + param  # noqa: F821
+
+    with pytest.raises(RuntimeError, match=r"Type 'Tuple\[int\]' cannot be traced") as info:
+        torch.jit.trace(f, (1,))
+    assert str(info.value) == ("Type 'Tuple[int]' cannot be traced. Only Tensors and (possibly nested) "
+                               "Lists, Dicts, and Tuples of Tensors can be traced")
+    keep(str(info.value))
+
+
+# == A15: debug names ===============================================================================
+
+def test_trace_records_names(torch):
+    """Port of TestTracer.test_trace_records_names (test/jit/test_tracer.py)."""
+    def foo(bar, baz):
+        baz = bar + 3
+        quick_brown_fox = torch.neg(baz)
+        for _ in range(20):
+            yeet = quick_brown_fox - 3.14
+        return yeet
+
+    traced = torch.jit.trace(foo, (torch.rand(3, 3), torch.rand(3, 3)))
+    graph_str = str(traced.graph)
+    assert "bar" in graph_str
+    assert "baz" in graph_str
+    assert "quick_brown_fox" in graph_str
+    keep(gtext(traced))
+
+
+def test_trace_func_argument_names_captured(torch):
+    """Port of TestTracer.test_trace_func_argument_names_captured (test/jit/test_tracer.py)."""
+    def fn(first_arg, second_arg):
+        return first_arg + second_arg
+
+    traced_fn = torch.jit.trace(fn, (torch.ones(1), torch.ones(1)))
+    FileCheck().check("first_arg").check_next("second_arg").run(str(traced_fn.graph))
+    keep(gtext(traced_fn))
+
+
+def test_trace_partial_func_argument_names_captured(torch):
+    """Port of TestTracer.test_trace_partial_func_argument_names_captured (test/jit/test_tracer.py)."""
+    def fn(first_arg, second_arg=1):
+        return first_arg + second_arg
+
+    traced_fn = torch.jit.trace(fn, (torch.ones(1),))
+    FileCheck().check("first_arg").check_not("second_arg").run(str(traced_fn.graph))
+    keep(gtext(traced_fn))
+
+
+# -- parity with torch ----------------------------------------------------------------------------
+
+PORTS = {n[len("test_"):]: f for n, f in list(globals().items())
+         if n.startswith("test_") and callable(f) and n != "test_matches_torch"}
+
+
+def _parity_params():
+    for name in sorted(PORTS):
+        marks = []
+        if name in SKIPS:
+            marks.append(pytest.mark.skip(reason=SKIPS[name]))
+        elif name in XFAILS or name in PARITY_XFAILS:
+            marks.append(pytest.mark.xfail(reason=XFAILS.get(name) or PARITY_XFAILS[name], strict=True))
+        yield pytest.param(name, marks=marks, id=name)
+
+
+@requires_torch
+@pytest.mark.parametrize("name", list(_parity_params()))
+def test_matches_torch(name):
+    """The original assertions hold under torch 2.13, and reftrace records what torch records."""
+    expected, got = [], []
+    try:
+        _KEPT[0] = expected
+        PORTS[name](_torch)
+        _KEPT[0] = got
+        PORTS[name](reftrace)
+    finally:
+        _KEPT[0] = None
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g == e
