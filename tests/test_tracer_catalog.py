@@ -426,7 +426,6 @@ def test_max_pool(torch):
     keep(gtext(trace))
 
 
-@lacks("needs torch.nn.functional.threshold (reftrace.nn.functional lacks it)")
 def test_nested_inplace(torch):
     """Port of TestTracer.test_nested_inplace (test/jit/test_tracer.py)."""
     F = torch.nn.functional
@@ -623,7 +622,6 @@ def test_trace_detach(torch):
     keep(gtext(traced))
 
 
-@lacks("needs torch.autograd.Variable (reftrace.autograd has none)")
 def test_trace_variable_instantiation(torch):
     """Port of TestTracer.test_trace_variable_instantiation (test/jit/test_tracer.py)."""
     Variable = torch.autograd.Variable
