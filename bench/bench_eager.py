@@ -126,6 +126,23 @@ def main(argv=None):
             print(f"{op:<7} {size:<6} {fmt_us(row['numpy'])} {fmt_us(row['reftrace']):>11} "
                   f"{fmt_us(row.get('torch', 'n/a'))} {ratio(row['reftrace'], row.get('torch'))} "
                   f"{ratio(row['reftrace'], row['numpy'])}  {verdict(size, row)}")
+    conv2d_row(repeat, min_time)
+
+
+def conv2d_row(repeat, min_time):
+    """F.conv2d, batch 8, 3x32x32 input, 16 filters 3x3 (issue 3's target: within 3x torch)."""
+    rng = np.random.default_rng(0)
+    x, w = rng.random((8, 3, 32, 32), dtype=np.float32), rng.random((16, 3, 3, 3), dtype=np.float32)
+    rx, rw = reftrace.from_numpy(x.copy()), reftrace.from_numpy(w.copy())
+    fns = {"reftrace": lambda: reftrace.nn.functional.conv2d(rx, rw, padding=1)}
+    if torch is not None:
+        tx, tw = torch.from_numpy(x.copy()), torch.from_numpy(w.copy())
+        fns["torch"] = lambda: torch.nn.functional.conv2d(tx, tw, padding=1)
+    row = per_call(fns, repeat, min_time)
+    rt, th = row["reftrace"], row.get("torch")
+    target = "-" if th is None else ("ok" if rt <= 3.0 * th else "over 3x torch")
+    print(f"\nconv2d 8x3x32x32 * 16x3x3x3 (padding 1): reftrace {fmt_us(rt)} us, torch "
+          f"{fmt_us(th if th is not None else 'n/a')} us, {ratio(rt, th).strip()}  {target}")
 
 
 if __name__ == "__main__":
