@@ -106,10 +106,12 @@ def normalize_message(msg):
     return re.sub(r"\s+", " ", msg).strip()
 
 
-@requires_torch
 def check(fn, *args, atol=1e-5, rtol=1.3e-6, check_stride=True, check_values=True,
           check_message=True, **kwargs):
-    """Run ``fn(module, *args)`` under torch and reftrace; assert identical results or errors."""
+    """Run ``fn(module, *args)`` under torch and reftrace; assert identical results or errors.
+    Without torch the calling test is skipped (a mark on a helper would do nothing)."""
+    if torch is None:
+        pytest.skip("torch 2.13 (the oracle) is not installed")
     th, th_err, th_inputs = _run(torch, fn, args, kwargs)
     rt, rt_err, rt_inputs = _run(reftrace, fn, args, kwargs)
     if th_err is not None:

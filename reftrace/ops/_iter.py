@@ -11,20 +11,26 @@ from .._tensor import Tensor, _fresh, _strided, contiguous_strides, xp_of
 
 
 def broadcast_shapes(*shapes):
-    """torch.broadcast_shapes, with torch's message for a mismatch."""
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
+    """The broadcast shape as TensorIterator computes it: infer_size folded over the shapes, left
+    to right, so a mismatch names the pair and the dimension (the rightmost bad one) torch names."""
+    out = ()
     for s in shapes:
-        for i, size in enumerate(s, ndim - len(s)):
-            if size == out[i] or size == 1:
-                continue
-            if out[i] == 1:
-                out[i] = size
-            else:
-                raise RuntimeError(
-                    f"The size of tensor a ({out[i]}) must match the size of tensor b ({size}) "
-                    f"at non-singleton dimension {i}")
+        out = out if tuple(s) == out else _infer_size(out, s)
     return tuple(out)
+
+
+def _infer_size(a, b):
+    ndim = max(len(a), len(b))
+    result = [1] * ndim
+    for i in range(ndim - 1, -1, -1):
+        ia, ib = len(a) - ndim + i, len(b) - ndim + i
+        sa = a[ia] if ia >= 0 else 1
+        sb = b[ib] if ib >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) "
+                               f"at non-singleton dimension {i}")
+        result[i] = sb if sa == 1 else sa
+    return tuple(result)
 
 
 def output_strides(shape, tensors):

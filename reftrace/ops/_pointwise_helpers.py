@@ -19,14 +19,14 @@ def as_np(t, dtype):
 def binary(a, b, fn, *, compute=None, out_dtype=None):
     """a (op) b with torch's promotion. ``compute``: override the computation dtype (e.g. true
     division of integers computes in the default float); ``out_dtype``: result dtype (comparisons)."""
+    if a._array.ndim and b._array.ndim and a._array.shape != b._array.shape:
+        broadcast_shapes(a._array.shape, b._array.shape)  # torch's error text, before dtype errors
     common = result_type(a, b)
     cdt = compute(common) if compute is not None else common
     arr = fn(as_np(a, cdt), as_np(b, cdt))
     odt = out_dtype or cdt
     if arr.dtype != odt.np:
         arr = arr.astype(odt.np)
-    if a._array.ndim and b._array.ndim and a._array.shape != b._array.shape:
-        broadcast_shapes(a._array.shape, b._array.shape)  # torch's error text on mismatch
     return pointwise_result(arr, odt, a.device, (a, b))
 
 
