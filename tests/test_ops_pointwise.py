@@ -666,13 +666,7 @@ def test_no_numpy_warnings_leak():
                 pass
 
 
-_NEEDS_NORMALIZE_RSUB = pytest.mark.xfail(
-    reason="the tracer's normalize_ops lacks torch's normalizeRSub (rsub.Tensor -> sub, swapped)")
-
-
-@pytest.mark.parametrize("src", [pytest.param(c, marks=_NEEDS_NORMALIZE_RSUB)
-                                 if c.startswith("torch.rsub(x, x") else c
-                                 for c in CALLS + INPLACE_CALLS])
+@pytest.mark.parametrize("src", CALLS + INPLACE_CALLS)
 def test_traced_graph_is_torchs(src):
     """The whole traced graph (constants, wrapped numbers, types, strides) equals torch's."""
     with warnings.catch_warnings():

@@ -112,24 +112,36 @@ OPERATOR_ALIASES = {
 
 
 def normalize_ops(graph):
-    """NormalizeOps: op aliases become their normal form. Like torch, the node is replaced by a
-    new one whose outputs are new values (new numbers; debug names move over)."""
+    """NormalizeOps: op aliases become their normal form, and rsub(x, y) of two tensors becomes
+    sub(y, x). Like torch, the node is replaced by a new one whose outputs are new values (new
+    numbers; debug names move over)."""
+    from ..ops import OVERLOADS
     for n in list(graph):
         if not n.kind_.startswith("aten::") or not n.inputs_:
+            continue
+        if n.kind_ == "aten::rsub" and n.op is not None and n.op.overload == "Tensor":
+            new = _replace_with_new_symbol(graph, n, "aten::sub", OVERLOADS.get("aten::sub.Tensor", n.op))
+            new.inputs_[0], new.inputs_[1] = new.inputs_[1], new.inputs_[0]
             continue
         target = OPERATOR_ALIASES.get(n.kind_[6:])
         if target is None or not isinstance(n.inputs_[0].type_, (T.TensorType, T.ListType)):
             continue
-        new = graph.create("aten::" + target, n.inputs_, n.op)  # same kernel: the ops are aliases
-        new.source, new.scope = n.source, n.scope
-        graph.insert_after(new, n)
-        mapping = {}
-        for o in n.outputs_:
-            v = new.add_output(o.type_)
-            if o.name is not None:
-                name = o.name
-                graph.set_debug_name(o, None)
-                graph.set_debug_name(v, name)
-            mapping[o] = v
-        replace_uses(graph, mapping)
-        n.destroy()
+        _replace_with_new_symbol(graph, n, "aten::" + target, n.op)  # same kernel: aliases
+
+
+def _replace_with_new_symbol(graph, n, kind, op):
+    """Node::replaceWithNewSymbol: a new node of ``kind`` with n's inputs, new outputs."""
+    new = graph.create(kind, n.inputs_, op)
+    new.source, new.scope = n.source, n.scope
+    graph.insert_after(new, n)
+    mapping = {}
+    for o in n.outputs_:
+        v = new.add_output(o.type_)
+        if o.name is not None:
+            name = o.name
+            graph.set_debug_name(o, None)
+            graph.set_debug_name(v, name)
+        mapping[o] = v
+    replace_uses(graph, mapping)
+    n.destroy()
+    return new
