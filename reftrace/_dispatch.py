@@ -35,19 +35,20 @@ def dispatch(op, args):
 def run_kernel(op, args):
     """Call the kernel and apply the requires_grad rule (shared by eager, tracer, interpreter)."""
     result = op.kernel(*args)
-    if op.differentiable and GRAD.enabled and _any_requires_grad(args):
-        _mark_requires_grad(result)
+    if op.differentiable and GRAD.enabled:
+        # only the Tensor-typed parameters can require grad (precomputed per overload)
+        for i in op.tensor_slots:
+            a = args[i]
+            if a is None:
+                continue
+            if type(a) is list:
+                if any(e is not None and e.requires_grad for e in a):
+                    _mark_requires_grad(result)
+                    break
+            elif a.requires_grad:
+                _mark_requires_grad(result)
+                break
     return result
-
-
-def _any_requires_grad(args):
-    for a in args:
-        if type(a) is list:
-            if any(getattr(e, "requires_grad", False) is True for e in a):
-                return True
-        elif getattr(a, "requires_grad", False) is True:
-            return True
-    return False
 
 
 def _mark_requires_grad(result):

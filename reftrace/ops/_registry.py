@@ -221,6 +221,8 @@ class OpOverload:
         # (not for a fixed-size list: adaptive_avg_pool2d(x, 2) broadcasts 2 to [2, 2], as torch)
         self.varargs_index = positional[0] if len(positional) == 1 and args[positional[0]].type.is_int_list \
             and args[positional[0]].type.list_size is None else None
+        # the parameters that hold tensors (Tensor, Tensor?, Tensor[]): the requires_grad rule
+        self.tensor_slots = tuple(i for i, a in enumerate(args) if a.type.base == "Tensor")
         # flat per-parameter tables for bind's hot path
         self._n_params = len(args)
         self._convs = [p[1] for p in self.params]
@@ -335,7 +337,8 @@ class OpPacket:
                 bound = ov.bind(args, kwargs)
             except NoMatch:
                 continue
-            return ov.finish(dispatch(ov, bound))
+            result = dispatch(ov, bound)
+            return result if ov.return_type is None else ov.return_type(*result)
         raise TypeError(_invalid_arguments(self.name, self.overloads, args, kwargs))
 
 
