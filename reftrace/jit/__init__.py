@@ -1,5 +1,6 @@
 """reftrace.jit: tracing (torch.jit.trace), the graph IR, the interpreter."""
-from ._trace import trace, is_tracing, trace_graph
+from ._trace import trace, is_tracing, trace_graph, _get_trace_graph
+from ._flatten import flatten as _flatten, unflatten as _unflatten
 from ._module_trace import trace_module, TracedModule, TopLevelTracedModule
 from .tracer import TracerWarning
 from ._check import TracingCheckError

@@ -202,7 +202,7 @@ def _restore_rng(state):
 
 
 def check_module_trace(check_inputs, mod, module, method_name, check_tolerance, strict,
-                       force_outplace, module_class):
+                       force_outplace, module_class, example_inputs_is_kwarg=False):
     """_check_trace for trace_module: each check input is a {method_name: inputs} dict."""
     from ._module_trace import CompilationUnit, trace_module
     from ._trace import _normalize_inputs
@@ -213,18 +213,23 @@ def check_module_trace(check_inputs, mod, module, method_name, check_tolerance, 
                 copied = {name: _clone_inputs(data) for name, data in inputs.items()}
                 check_mod = trace_module(mod, copied, check_trace=False, strict=strict,
                                          _force_outplace=force_outplace, _module_class=module_class,
-                                         _compilation_unit=CompilationUnit())
+                                         _compilation_unit=CompilationUnit(),
+                                         example_inputs_is_kwarg=example_inputs_is_kwarg)
                 func = mod if method_name == "forward" else getattr(mod, method_name)
-                _check_one(module._get_method(method_name), func, check_mod._get_method(method_name),
-                           _normalize_inputs(inputs[method_name]), check_tolerance)
+                args = inputs[method_name]
+                traced, check = module._get_method(method_name), check_mod._get_method(method_name)
+                if example_inputs_is_kwarg:  # keyword example inputs: everything is called with **
+                    _check_one(traced, func, check, args, check_tolerance, kwargs=True)
+                else:
+                    _check_one(traced, func, check, _normalize_inputs(args), check_tolerance)
     finally:
         _restore_rng(rng_state)
 
 
-def _check_one(traced, func, check_mod, inputs, tol):
+def _check_one(traced, func, check_mod, inputs, tol, kwargs=False):
     def run(mod, what):
         try:
-            outs = mod(*_clone_inputs(inputs))
+            outs = mod(**_clone_inputs(inputs)) if kwargs else mod(*_clone_inputs(inputs))
         except Exception as e:
             diag = _graph_diagnostics(traced.graph, check_mod.graph)
             raise TracingCheckError(*diag, extra_msg=f"encountered an exception while running the "

@@ -189,9 +189,11 @@ def _default_ivalue(arg):
 
 
 def _complex_repr(z):
-    """IValue's repr of a complex number: real + imag j, each as a double prints."""
-    return f"{format_float(z.real)} + {format_float(z.imag)}j" if z.imag >= 0 else \
-        f"{format_float(z.real)} - {format_float(-z.imag)}j"
+    """IValue's repr of a complex number: ``1.5-2.j``, ``0.10000000000000001+1.j`` (each part as a
+    double prints, the sign between them, no spaces). A real part of -0. prints as ``0.``: torch's
+    Python-to-Scalar conversion has already dropped that sign."""
+    sign = "+" if z.imag >= 0 else "-"
+    return f"{format_float(z.real + 0.0)}{sign}{format_float(abs(z.imag))}j"
 
 
 # -- the printer ---------------------------------------------------------------------------------
@@ -397,10 +399,10 @@ class PythonPrinter:
 
     def _call(self, node):
         """The general case: ``torch.name(args)`` with defaults elided, kwarg-only named."""
-        ns, _, name = kind_parts(node.kind_)
-        head = f"torch.{name}" if ns == "aten" else f"ops.{ns}.{name}"
+        head = op_name(node.kind_)
         schema = node.op.schema if node.op is not None else None
-        if schema is None or len(node.inputs_) > len(schema.arguments):
+        if schema is None or len(node.inputs_) != len(schema.arguments):
+            # prim::NumToTensor, aten::size ...: no schema here, and none with defaults in torch
             return head + "(" + self._value_list(node.inputs_) + ")"
         args = schema.arguments
         necessary, n_out = _necessary_args(args, node.inputs_)
@@ -413,6 +415,9 @@ class PythonPrinter:
         return head + "(" + ", ".join(parts) + ")"
 
     def _constant(self, node):
+        out_type = node.outputs_[0].type_
+        if type(out_type).__name__ == "FunctionType":  # the callee of a prim::CallFunction
+            return _function_constant(node, out_type)
         kind, v = constant_value(node)
         if kind == "None":
             return "None"
@@ -491,6 +496,17 @@ class PythonPrinter:
         return f"({self.use_of(node.inputs_[0])})[{self.use_of(node.inputs_[1])}]"
 
 
+def _function_constant(node, function_type):
+    """A called traced function prints as its qualified name: ``__torch__.inner(x, )``.
+    torch qualifies it by the Python module that defined it (``__torch__.my.mod.inner``); the
+    graph here only knows the short name unless the type carries ``qualified_name``, so functions
+    are taken to come from ``__main__``."""
+    qualified = getattr(function_type, "qualified_name", None)
+    if qualified is None:
+        qualified = "__torch__." + function_name(node.s("name"))
+    return qualified
+
+
 def _builtin(fn_name):
     return lambda printer, node: f"{fn_name}({printer._value_list(node.inputs_)})"
 
@@ -520,9 +536,15 @@ _RHS = {
 
 # -- helpers over the graph ------------------------------------------------------------------------
 
-def kind_parts(kind):
-    ns, sep, name = kind.partition("::")
-    return ns, sep, name
+# printOpName's overrides; other aten ops are torch.<name>, other namespaces ops.<ns>.<name>
+_OP_NAME_OVERRIDES = {"aten::backward": "torch.autograd.backward", "aten::grad": "torch.autograd.grad"}
+
+
+def op_name(kind):
+    if kind in _OP_NAME_OVERRIDES:
+        return _OP_NAME_OVERRIDES[kind]
+    ns, name = kind.split("::", 1)
+    return f"torch.{name}" if ns == "aten" else f"ops.{ns}.{name}"
 
 
 def _uses(graph):

@@ -136,12 +136,12 @@ def _ivalue_repr(v):
 
 
 def trace_graph(fn, example_inputs, *, strict=True, force_outplace=False, argument_names=None,
-                kwargs=None):
+                kwargs=None, frames_up=0):
     """Run ``fn`` on the example inputs under a fresh TracingState; return (state, outputs)."""
     if STATE.tracer is not None:
         raise RuntimeError("Tracing can't be nested")
     types = input_types(example_inputs)
-    state = TracingState(force_outplace=force_outplace, strict=strict)
+    state = TracingState(force_outplace=force_outplace, strict=strict, frames_up=frames_up)
     names = argument_names if argument_names is not None else []
     if len(names) < len(example_inputs):
         names = []  # tracer.cpp uses the names only when there is one for every input
@@ -173,6 +173,17 @@ def _normalize_inputs(example_inputs):
     if not isinstance(example_inputs, tuple):
         return tuple(example_inputs)
     return example_inputs
+
+
+def _function_names(func):
+    """torch._jit_internal._qualified_name for a function: (name, '__torch__.<module>.<name>');
+    a lambda is called ``_lambda``."""
+    name = getattr(func, "__name__", "traced_fn")
+    if name == "<lambda>":
+        name = "_lambda"
+    module = getattr(func, "__module__", None) or "__main__"
+    prefix = "__torch__" if module == "__main__" else "__torch__." + module
+    return name, prefix + "." + name
 
 
 def _wrap_check_inputs(check_inputs):
@@ -214,13 +225,57 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     elif example_inputs is None:
         raise RuntimeError("example_kwarg_inputs should be a dict")
     inputs = _normalize_inputs(example_inputs)
-    name = getattr(func, "__name__", "traced_fn")
+    name, qualified = _function_names(func)
     state, _ = trace_graph(func, inputs, strict=strict, force_outplace=_force_outplace,
                            argument_names=_argument_names(func))
     from .traced import TracedFunction
-    traced = TracedFunction(state.graph, name, func)
+    traced = TracedFunction(state.graph, name, func, qualified)
     if check_trace:
         from ._check import check_trace as _check
         _check(traced, func, [inputs] if check_inputs is None else check_inputs, check_tolerance,
                strict, _force_outplace)
     return traced
+
+
+def _unique_state(module):
+    """_unique_state_dict(keep_vars=True): parameters and buffers, each tensor once."""
+    seen, out = set(), []
+    for _, t in list(module.named_parameters()) + list(module.named_buffers()):
+        if id(t) not in seen:
+            seen.add(id(t))
+            out.append(t)
+    return out
+
+
+def _get_trace_graph(f, args=(), kwargs=None, strict=True, _force_outplace=False,
+                     return_inputs=False, _return_inputs_states=False):
+    """torch.jit._get_trace_graph (ONNXTracedModule): trace ``f`` on flattened tensor inputs, a
+    module's unique parameters and buffers appended as further inputs; returns (graph, outputs)
+    and, with return_inputs, clones of the inputs. Values are named from one frame further out
+    (torch's default name lookup, frames_up=1)."""
+    from ._flatten import flatten, unflatten
+    from ._module_trace import _module_base
+    kwargs = kwargs or {}
+    if not isinstance(args, tuple):
+        args = (args,)
+    in_vars, in_desc = flatten(args)
+    state = _unique_state(f) if isinstance(f, _module_base()) else []
+    outs, ret_inputs = [], []
+
+    def wrapper(*all_args):
+        in_args = list(all_args[:len(in_vars)])
+        for a in in_args:
+            if not isinstance(a, Tensor):
+                raise RuntimeError("Expected Tensor argument")
+        trace_inputs = unflatten(in_args, in_desc)
+        if return_inputs:
+            ret_inputs.append(tuple(a.clone() for a in all_args))
+        outs.append(f(*trace_inputs, **kwargs))
+        out_vars, _ = flatten(outs)
+        return out_vars[0] if len(out_vars) == 1 else tuple(out_vars)
+
+    traced_state, _ = trace_graph(wrapper, tuple(in_vars) + tuple(state), strict=strict,
+                                  force_outplace=_force_outplace, argument_names=[], frames_up=1)
+    if return_inputs:
+        return traced_state.graph, outs[0], ret_inputs[0]
+    return traced_state.graph, outs[0]

@@ -162,6 +162,21 @@ class ClassType(Type):
             i += 1
 
 
+class FunctionType(Type):
+    """The type of a traced function used as a value (prim::CallFunction's callee); prints as
+    ``Function`` and, like torch's FunctionType, carries the callee."""
+    __slots__ = ("callee", "qualified_name")
+
+    def __init__(self, callee, qualified_name=None):
+        self.callee = callee  # the callee's Graph
+        self.qualified_name = qualified_name  # '__torch__.module.fn' (what .code prints)
+
+    def __str__(self):
+        return "Function"
+
+    __repr__ = __str__
+
+
 TENSOR_LIST = ListType(TENSOR)
 OPTIONAL_TENSOR_LIST = ListType(OptionalType(TENSOR))
 INT_LIST = ListType(IntType)

@@ -40,7 +40,8 @@ from .interpreter import InterpreterError, _argument_converter, check_input
 
 
 def compiled(graph, name="forward"):
-    """The CompiledGraph of ``graph`` (made on first use; ``name`` names its function)."""
+    """The CompiledGraph of ``graph``: made on first use (``name`` names its function), then
+    kept as ``graph.__dict__["_compiled"]`` (where traced calls look first)."""
     c = graph.__dict__.get("_compiled")
     if c is None:
         c = graph.__dict__["_compiled"] = CompiledGraph(graph, name)
@@ -54,13 +55,11 @@ class CompiledGraph:
 
     def __init__(self, graph, name="forward"):
         self.graph = graph
-        self.source, namespace = generate(graph, name)
+        self.source, fn_name, namespace, ops = generate(graph, name)
         filename = f"<reftrace-codegen-{next(self._counter)}:{name}>"
         # tracebacks show the generated line that failed
         linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
         code = compile(self.source, filename, "exec")
-        fn_name = namespace.pop("__function__")
-        ops = namespace.pop("__ops__")
         fast, grad = dict(namespace), dict(namespace)
         for n, op in ops.items():
             fast[n] = op.kernel
@@ -69,7 +68,7 @@ class CompiledGraph:
         exec(code, grad)
         self._fast, self._grad = fast[fn_name], grad[fn_name]
         self._inputs = [(v.type_, v.debugName()) for v in graph.param.outputs_]
-        self._constants = [v for v in namespace.values() if type(v) is Tensor]
+        self._constants = tuple(v for v in namespace.values() if isinstance(v, Tensor))
 
     def __call__(self, *args):
         inputs = self._inputs
@@ -78,8 +77,7 @@ class CompiledGraph:
                 f"expected {len(inputs)} argument(s) but received {len(args)} argument(s)")
         for (typ, name), a in zip(inputs, args):
             check_input(typ, a, name)
-        if GRAD.enabled and (_reaches_requires_grad(args) or
-                             any(c.requires_grad for c in self._constants)):
+        if GRAD.enabled and _reaches_requires_grad(args, self._constants):
             return self._grad(*args)
         return self._fast(*args)
 
@@ -90,10 +88,13 @@ def _with_grad_rule(op):
     return call
 
 
-def _reaches_requires_grad(values):
-    """Whether a tensor in these arguments (in containers, or a module's parameter or buffer)
-    requires grad: only then can the requires_grad rule mark a result."""
-    stack = list(values)
+def _reaches_requires_grad(args, constants):
+    """Whether a tensor constant or a tensor in the arguments (in containers, or a module's
+    parameter or buffer) requires grad: only then can the requires_grad rule mark a result."""
+    for c in constants:
+        if c.requires_grad:
+            return True
+    stack = list(args)
     while stack:
         v = stack.pop()
         if isinstance(v, Tensor):
@@ -136,11 +137,16 @@ def call_method(name, module, *args):
     return compiled(module._type.methods[name], name)(module, *args)
 
 
+def call_function(name, graph, *args):
+    return compiled(graph, name)(*args)
+
+
 def cannot_run(kind):
     raise RuntimeError(f"reftrace's interpreter cannot run {kind}")
 
 
-_HELPERS = {f.__name__: f for f in (list_unpack, getitem, num_to_tensor, call_method, cannot_run)}
+_HELPERS = {f.__name__: f for f in (list_unpack, getitem, num_to_tensor, call_method,
+                                     call_function, cannot_run)}
 # builtins the generated lines call: a value named `int` must not shadow them
 _BUILTINS_USED = ("int", "float", "getattr")
 # schema argument types whose constant values are converted once, here (the converted values are
@@ -177,9 +183,9 @@ def _is_literal(v):
 
 
 def generate(graph, name):
-    """(source, namespace): the function's source text and the globals it reads. The namespace
-    also holds ``__function__`` (the function's name) and ``__ops__`` (global name -> OpOverload:
-    bound to kernels or to run_kernel by CompiledGraph)."""
+    """(source, function name, namespace, ops): the function's source text, its name, the
+    globals it reads, and the ops it calls (global name -> OpOverload: CompiledGraph binds each
+    name to the kernel or to run_kernel)."""
     nodes = list(graph)
     namer = _Namer(set(_HELPERS) | set(_BUILTINS_USED))
     namespace = dict(_HELPERS)
@@ -198,7 +204,10 @@ def generate(graph, name):
     # 1. globals first (ops and constants), so value names never shadow them
     expr = {}           # Value -> the expression that reads it
     for n in nodes:
-        if n.kind_ == "prim::Constant":
+        if n.kind_ == "prim::Constant" and n.attrs and "value" not in n.attrs:
+            # a traced function used as a value (prim::CallFunction's callee): its graph
+            expr[n.outputs_[0]] = global_for(n.outputs_[0].type_.callee, n.s("name"))
+        elif n.kind_ == "prim::Constant":
             v = None if not n.attrs else n.attrs["value"][1]
             expr[n.outputs_[0]] = repr(v) if _is_literal(v) else \
                 global_for(v, f"c{next(counter)}" if isinstance(v, Tensor) else "const")
@@ -229,7 +238,7 @@ def generate(graph, name):
         if n.kind_ == "prim::Constant":
             continue
         args = [expr[v] for v in n.inputs_]
-        rhs = _expression(n, args, op_names, namespace, global_for, expr)
+        rhs = _expression(n, args, op_names, global_for)
         outs = [expr[o] for o in n.outputs_]
         dead = [expr[v] for v in dict.fromkeys(n.inputs_) if last_use.get(v) is n and
                 v.node_.kind_ != "prim::Constant"]
@@ -244,12 +253,10 @@ def generate(graph, name):
         lines.append("    " + line + (f";  del {', '.join(dead)}" if dead else ""))
     rets = [expr[v] for v in graph.ret.inputs_]
     lines.append("    return " + (rets[0] if len(rets) == 1 else "(" + ", ".join(rets) + ")"))
-    namespace["__function__"] = fn_name
-    namespace["__ops__"] = ops
-    return "\n".join(lines) + "\n", namespace
+    return "\n".join(lines) + "\n", fn_name, namespace, ops
 
 
-def _expression(n, args, op_names, namespace, global_for, expr):
+def _expression(n, args, op_names, global_for):
     """The right-hand side of node ``n``'s line, given its argument expressions."""
     kind = n.kind_
     if kind == "prim::ListConstruct":
@@ -269,6 +276,10 @@ def _expression(n, args, op_names, namespace, global_for, expr):
         return f"getattr({args[0]}, {field!r})"
     if kind == "prim::CallMethod":
         return f"call_method({', '.join([repr(n.s('name'))] + args)})"
+    if kind == "prim::CallFunction":
+        callee = n.inputs_[0].node_
+        name = callee.s("name") if callee.hasAttribute("name") else "function"
+        return f"call_function({', '.join([repr(name)] + args)})"
     if kind == "aten::__getitem__":
         return f"getitem({args[0]}, {args[1]})"
     if kind == "prim::NumToTensor":

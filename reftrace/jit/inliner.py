@@ -31,10 +31,14 @@ def _optimized(graph):
 
 def inline(graph):
     for node in list(graph):
-        if node.kind_ != "prim::CallMethod":
+        if node.kind_ == "prim::CallMethod":
+            callee, args = node.inputs_[0].type_.methods[node.s("name")], node.inputs_
+        elif node.kind_ == "prim::CallFunction":
+            callee, args = node.inputs_[0].type_.callee, node.inputs_[1:]
+        else:
             continue
-        callee = _optimized(node.inputs_[0].type_.methods[node.s("name")])
-        value_map = dict(zip(callee.param.outputs_, node.inputs_))
+        callee = _optimized(callee)
+        value_map = dict(zip(callee.param.outputs_, args))
         for n in callee:
             new = create_clone(graph, n, value_map.__getitem__)
             graph.insert_before(new, node)

@@ -115,8 +115,13 @@ class Interpreter:
     def prim_Constant(self, node, args):
         if not node.attrs:
             return None
+        if "value" not in node.attrs:  # a function used as a value: its type carries the callee
+            return node.outputs_[0].type_.callee
         kind, value = node.attrs["value"]
         return value
+
+    def prim_CallFunction(self, node, args):
+        return run_graph(args[0], args[1:])
 
     def prim_ListConstruct(self, node, args):
         return args

@@ -78,11 +78,15 @@ def user_frame():
 
 
 class TracingState:
-    def __init__(self, force_outplace=False, strict=True):
+    def __init__(self, force_outplace=False, strict=True, frames_up=0):
         self.graph = Graph()
         self.force_outplace = force_outplace
         self.strict = strict
         self.warn = True
+        self.module_values = {}  # id(traced module) -> its graph value (self, TracedAttr)
+        # _create_interpreter_name_lookup_fn(frames_up): names come from the frame calling the
+        # op (0, trace()) or from frames further out (1, _get_trace_graph)
+        self.frames_up = frames_up
 
     # -- tensors <-> values ----------------------------------------------------------------
     def has_value(self, t):
@@ -115,6 +119,8 @@ class TracingState:
 
     def _lookup_name(self, t, frame):
         f = frame or user_frame()
+        for _ in range(self.frames_up):
+            f = f.f_back if f is not None else None
         if f is None:
             return ""
         for k, v in f.f_locals.items():
@@ -316,6 +322,54 @@ class TracingState:
         ntt = self.graph.append(self.graph.create("prim::NumToTensor", [node.add_output(T.IntType)]))
         self.set_value(result, ntt.add_output(T.TensorType(D.int64, (), None, None, t.device)))
         return result
+
+    # -- calls of traced functions and methods (script_init.cpp runAndInsertCall) -----------------
+    def call_traced(self, callee, args, name, module=None, qualified_name=None):
+        """A traced function (or a traced module's method) called inside a trace is one
+        prim::CallFunction (prim::CallMethod) node; the callee runs with tracing paused."""
+        from .interpreter import run_graph
+        g = self.graph
+        frame = user_frame()
+        inputs = [self._call_input(a, frame) for a in args]
+        if module is not None:
+            node = g.create("prim::CallMethod", [self.module_values[id(module)]] + inputs)
+            node.set_attr("name", "s", name)
+        else:
+            fn = g.append(g.create("prim::Constant"))
+            fn.set_attr("name", "s", name)
+            node = g.create("prim::CallFunction",
+                            [fn.add_output(T.FunctionType(callee, qualified_name))] + inputs)
+        g.append(node)
+        out = node.add_output(T.erase_shape(callee.ret.inputs_[0].type_))
+        STATE.tracer = None
+        try:
+            result = run_graph(callee, ([module] if module is not None else []) + list(args))
+        finally:
+            STATE.tracer = self
+        self._bind_call_result(result, out)
+        return result
+
+    def _call_input(self, a, frame):
+        if isinstance(a, Tensor):
+            return self.value_of(a, frame)
+        if isinstance(a, (tuple, list)):
+            values = [self._call_input(e, frame) for e in a]
+            kind, typ = ("prim::TupleConstruct", T.TupleType(v.type_ for v in values)) \
+                if isinstance(a, tuple) else ("prim::ListConstruct", T.TENSOR_LIST)
+            return self.graph.append(self.graph.create(kind, values)).add_output(typ)
+        return self.scalar_constant(a, None)
+
+    def _bind_call_result(self, result, value):
+        """TracingState::setValue for a call's result: tensors complete their type; tuples are
+        unpacked."""
+        if isinstance(result, Tensor):
+            if not isinstance(value.type_, T.TensorType) or value.type_.scalar_type is None:
+                value.setType(T.TensorType.of(result))
+            self.set_value(result, value)
+        elif isinstance(result, tuple):
+            unpack = self.graph.append(self.graph.create("prim::TupleUnpack", [value]))
+            for r in result:
+                self._bind_call_result(r, unpack.add_output(T.TENSOR))
 
     # -- module scopes (python_tracer.cpp push_scope / pop_scope, called by Module._slow_forward) --
     def push_scope(self, name):

@@ -65,6 +65,11 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _aten(name)(input, negative_slope)
 
 
+def threshold(input, threshold, value, inplace=False):
+    # torch: _VF.threshold_ / _VF.threshold
+    return _aten("threshold_" if inplace else "threshold")(input, threshold, value)
+
+
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")

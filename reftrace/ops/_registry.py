@@ -43,6 +43,12 @@ def _boxed(t):
     return t if STATE.tracer is not None else t._to_number()
 
 
+def _is_index(v):
+    """An int, or a 0-dim integer tensor (a traced size): either stands for a one-element
+    int list (x.view(n), torch.ones(n))."""
+    return type(v) is int or (isinstance(v, Tensor) and v._array.ndim == 0 and v.dtype.category == 1)
+
+
 def _tensor(v, numbers_ok):
     if type(v) is Tensor or isinstance(v, Tensor):
         return v
@@ -245,7 +251,7 @@ class OpOverload:
         once; keyword arguments, defaults and conversions take the general path."""
         n = len(args)
         vi = self.varargs_index
-        if vi is not None and (n > vi + 1 or (n == vi + 1 and type(args[vi]) is int)):
+        if vi is not None and (n > vi + 1 or (n == vi + 1 and _is_index(args[vi]))):
             if all(type(a) is int or isinstance(a, Tensor) for a in args[vi:]):
                 args = tuple(args[:vi]) + (list(args[vi:]),)
                 n = len(args)

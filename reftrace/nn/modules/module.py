@@ -357,6 +357,12 @@ class Module(_StateDictMixin):
         """forward while tracing: inside the scope named by trace_module's module map (set by the
         tracer, reftrace/jit), so the recorded nodes carry ``scope: __module.a/...``."""
         from ...jit import _trace  # lazy: jit imports nn
+        from ...jit._module_trace import _Method
+        forward = self.forward
+        if isinstance(forward, _Method):
+            # an already traced module (torch: a ScriptMethod) is called without a scope: the
+            # tracer records one prim::CallMethod for it
+            return forward(*input, **kwargs)
         module_map = getattr(_trace, "_trace_module_map", None)
         name = module_map.get(self, None) if module_map is not None else None
         if not name:
