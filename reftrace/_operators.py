@@ -32,11 +32,13 @@ def _p(name):
 
 
 def _binary(name, swap=False):
-    """``self (op) other`` as ``name(self, other)`` (``name(other, self)`` when ``swap``)."""
+    """``self (op) other`` as ``name(self, other)`` (``name(other, self)`` when ``swap``).
+    The op table is complete when this module runs, so the packet is looked up once, here."""
+    packet = _p(name)
+    if packet is None:
+        raise RuntimeError(f"operator table has no aten::{name}")
+
     def dunder(self, other):
-        packet = _p(name)
-        if packet is None:
-            return NotImplemented
         try:
             return packet(other, self) if swap else packet(self, other)
         except TypeError:

@@ -74,6 +74,12 @@ def _wrapped_dtype(t):
 
 def result_type(*operands):
     """torch.result_type over tensors (wrapped numbers flagged) and Python numbers."""
+    if len(operands) == 2:
+        # the common case first: two tensors of one dtype, neither a wrapped number, promote to
+        # that dtype whatever their buckets
+        a, b = operands
+        if getattr(a, "dtype", None) is getattr(b, "dtype", 0) and not a._wrapped and not b._wrapped:
+            return a.dtype
     dim_r = zero_r = wrapped_r = None
     for t in operands:
         if t is None:

@@ -27,6 +27,16 @@ NUMBERS_AS_TENSORS = frozenset({
     "copy_", "copy", "floor_divide", "floor_divide_", "_conj"})
 
 
+_UNKNOWN = object()
+
+
+def _all_tensors(args):
+    for a in args:  # (a loop: a generator expression costs more than the binding it saves)
+        if type(a) is not Tensor:
+            return False
+    return True
+
+
 class NoMatch(Exception):
     """A call does not fit an overload's schema (cheap: no message formatting on the hot path)."""
 
@@ -326,6 +336,23 @@ class OpPacket:
     def __init__(self, name):
         self.name = name
         self.overloads = []
+        self._fast = {}  # number of tensor arguments -> the overload they bind to (or None)
+
+    def _tensor_overload(self, n):
+        """The overload ``n`` positional tensors bind to without conversion: the first overload,
+        when its first n parameters are plain Tensors and the rest have defaults (then the
+        general search would pick it too: it is tried first and accepts them)."""
+        if not self.overloads or n == 0:
+            return None
+        ov = self.overloads[0]
+        args = ov.schema.arguments
+        if n > ov.n_positional or ov.varargs_index is not None and ov.varargs_index < n:
+            return None
+        if not all(a.type.is_tensor and not a.type.optional for a in args[:n]):
+            return None
+        if not all(a.has_default for a in args[n:]):
+            return None
+        return ov
 
     def __repr__(self):
         return f"<OpPacket {self.name}>"
@@ -338,6 +365,19 @@ class OpPacket:
         raise AttributeError(overload)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            # fast path: tensors only, into an overload that the general search below would
+            # pick anyway (see _tensor_overload); nothing to convert, defaults appended
+            fast = self._fast.get(len(args), _UNKNOWN)
+            if fast is _UNKNOWN:
+                fast = self._fast[len(args)] = self._tensor_overload(len(args))
+            if fast is not None and _all_tensors(args):
+                bound = list(args)
+                bound.extend(fast._defaults[len(args):])
+                if fast._list_defaults:
+                    bound = [list(a) if type(a) is list else a for a in bound]
+                result = dispatch(fast, bound)
+                return result if fast.return_type is None else fast.return_type(*result)
         for ov in self.overloads:
             try:
                 bound = ov.bind(args, kwargs)
