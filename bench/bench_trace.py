@@ -4,7 +4,8 @@
     python bench/bench_trace.py --quick    # smaller N
 
 Reports, per recorded op: trace time (check_trace=False) for reftrace and torch.jit.trace, the
-traced call (reftrace's interpreter vs torch's executor) against eager reftrace, and the memory
+traced call (reftrace's generated code vs torch's executor; bench_call.py also times the
+interpreter and raw NumPy) against eager reftrace, and the memory
 a reftrace graph holds per node. Workloads: a chain of N elementwise ops on 16-element float32
 tensors, and a 10-layer MLP written with functional ops (batch 8, width 64).
 """

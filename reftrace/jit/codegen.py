@@ -15,10 +15,10 @@ codegen, and CPython runs the lines with local variables only:
         return x_5
 
 Names: graph values keep their debug names made legal (``x.3`` -> ``x_3``, ``%5`` -> ``_5``);
-ops are named by their overload (``aten_add_Tensor``); tensor constants are globals ``c0, c1 ..``
-(the constants tuple, the same objects the interpreter passes); int, float, str, bool and None
-constants are written inline. Each value is deleted right after its last use, so a large
-intermediate dies as soon as the interpreter would drop it.
+ops are named by their overload (``aten_add_Tensor``); int, float, str, bool and None constants
+are written inline, others are globals (tensors: ``c0, c1 ..``), the very objects the graph holds
+and the interpreter passes. Each value is deleted right after its last use, so a large
+intermediate dies as soon as nothing needs it.
 
 One source, two functions. A kernel call alone is not quite what the interpreter does:
 ``run_kernel`` also applies the requires_grad rule, which costs about a microsecond per op. When
@@ -32,6 +32,7 @@ import keyword
 import linecache
 import math
 import re
+import weakref
 
 from .._dispatch import run_kernel
 from .._tensor import Tensor, scalar_to_tensor
@@ -57,8 +58,9 @@ class CompiledGraph:
         self.graph = graph
         self.source, fn_name, namespace, ops = generate(graph, name)
         filename = f"<reftrace-codegen-{next(self._counter)}:{name}>"
-        # tracebacks show the generated line that failed
+        # tracebacks show the generated line that failed; the text goes when this object does
         linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
+        weakref.finalize(self, linecache.cache.pop, filename, None)
         code = compile(self.source, filename, "exec")
         fast, grad = dict(namespace), dict(namespace)
         for n, op in ops.items():

@@ -14,6 +14,9 @@ from .._tensor import Tensor, scalar_to_tensor
 from . import _types as T
 
 
+_UNPACKS = ("prim::ListUnpack", "prim::TupleUnpack")
+
+
 class InterpreterError(RuntimeError):
     """A traced graph was called with inputs of the wrong structure."""
 
@@ -66,7 +69,9 @@ class Interpreter:
         plan = []
         for n in graph:
             hook = getattr(self, n.kind_.replace("::", "_"), None) or self.call_op
-            plan.append((hook, n, n.inputs_, n.outputs_, frees.get(n, ())))
+            # an unpack node's result is a sequence even when it has one output
+            single = len(n.outputs_) == 1 and n.kind_ not in _UNPACKS
+            plan.append((hook, n, n.inputs_, n.outputs_, single, frees.get(n, ())))
         return plan
 
     def run(self, *args):
@@ -80,9 +85,9 @@ class Interpreter:
             env[v] = a
         if self._plan is None:
             self._plan = self._compile()
-        for hook, node, ins, outs, dead in self._plan:
+        for hook, node, ins, outs, single, dead in self._plan:
             result = hook(node, [env[v] for v in ins])
-            if len(outs) == 1:
+            if single:
                 env[outs[0]] = result
             elif outs:
                 for o, r in zip(outs, result):
@@ -98,7 +103,7 @@ class Interpreter:
         hook = getattr(self, node.kind_.replace("::", "_"), None) or self.call_op
         result = hook(node, [env[v] for v in node.inputs_])
         outs = node.outputs_
-        if len(outs) == 1:
+        if len(outs) == 1 and node.kind_ not in _UNPACKS:
             env[outs[0]] = result
         elif outs:
             for o, r in zip(outs, result):

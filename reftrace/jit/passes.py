@@ -22,6 +22,9 @@ def _is_view(node):
     return op is not None and (op.is_view or op.is_inplace)
 
 
+_PARTS_OF_INPUT = ("prim::ListUnpack", "prim::TupleUnpack", "aten::__getitem__")
+
+
 def alias_roots(graph):
     """Value -> the value whose data it shares (views and in-place outputs alias their input)."""
     root = {}
@@ -32,8 +35,9 @@ def alias_roots(graph):
             r = root.get(n.inputs_[0], n.inputs_[0])
             for o in n.outputs_:
                 root[o] = r
-        elif n.kind_ in ("prim::ListUnpack",) and n.inputs_ and n.inputs_[0].node_.op is not None \
-                and n.inputs_[0].node_.op.is_view:
+        elif n.kind_ in _PARTS_OF_INPUT and n.inputs_:
+            # the elements of a container share its root: an element of a list input is part of
+            # that input (writes to it are observable), an element of a view list a view
             r = root.get(n.inputs_[0], n.inputs_[0])
             for o in n.outputs_:
                 root[o] = r

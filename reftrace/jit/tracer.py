@@ -148,7 +148,7 @@ class TracingState:
 
     def scalar_constant(self, v, loc):
         if isinstance(v, bool):
-            return self.constant(int(v), T.BoolType, loc, "i")
+            return self.constant(bool(v), T.BoolType, loc, "i")
         if isinstance(v, int):
             return self.constant(v, T.IntType, loc, "i")
         if isinstance(v, float):
@@ -238,7 +238,7 @@ class TracingState:
                 elems = [self.constant(float(e), T.FloatType, loc, "f") for e in a]
                 lt = T.FLOAT_LIST
             elif base == "bool":
-                elems = [self.constant(int(e), T.BoolType, loc, "i") for e in a]
+                elems = [self.constant(bool(e), T.BoolType, loc, "i") for e in a]
                 lt = T.BOOL_LIST
             elif base == "Tensor":
                 elems = [self.none() if e is None else self.value_of(e, frame, loc) for e in a]
@@ -260,7 +260,7 @@ class TracingState:
         if base in ("int", "SymInt"):
             return self.int_constant(a, loc)
         if base == "bool":
-            return self.constant(int(a), T.BoolType, loc, "i")
+            return self.constant(bool(a), T.BoolType, loc, "i")
         if base == "float":
             return self.constant(float(a), T.FloatType, loc, "f")
         if base == "Scalar":
@@ -482,7 +482,7 @@ def _record_copy_(state, op, args, frame, loc):
         node.op = OVERLOADS.get("aten::expand_as")
     else:
         ins = [state.value_of(self_t, frame, loc), state.value_of(src, frame, loc)]
-        ins.append(state.constant(int(non_blocking), T.BoolType, None, "i"))
+        ins.append(state.constant(bool(non_blocking), T.BoolType, None, "i"))
         node = g.create("aten::copy_", ins, op)
     node.source = loc
     g.append(node)
@@ -518,7 +518,7 @@ def _record_as_like(kind):
             ins.append(state.value_of(value, frame, loc) if isinstance(value, Tensor)
                        else state.scalar_constant(value, loc))
         ins += [state.none(), state.int_constant(0, loc), state.constant(str(self_t.device), T.DeviceType, loc, "s"),
-                state.constant(0, T.BoolType, loc, "i"), state.int_constant(1, loc)]
+                state.constant(False, T.BoolType, loc, "i"), state.int_constant(1, loc)]
         node = g.create(kind, ins, OVERLOADS.get(kind + ".default") or OVERLOADS.get(kind))
         node.source = loc
         g.append(node)
