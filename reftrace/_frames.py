@@ -7,6 +7,9 @@ torch's own function, whose locals are ``self`` and ``other``: so ``n // 2`` lea
 unnamed. reftrace's equivalents are marked with ``@python_level`` so the tracer stops at their
 frames too; every other reftrace frame is machinery and is skipped.
 """
+import os
+import sys
+
 PYTHON_LEVEL_CODES = set()
 
 
@@ -14,3 +17,35 @@ def python_level(fn):
     """Mark a function that mirrors one torch implements in Python."""
     PYTHON_LEVEL_CODES.add(fn.__code__)
     return fn
+
+
+_REFTRACE_DIR = os.path.dirname(os.path.abspath(__file__))
+# Frames in these directories are reftrace's machinery, never the caller. reftrace/nn is not
+# among them: like torch/nn/functional.py, its frames name values and give source locations.
+_NN_DIR = os.path.join(_REFTRACE_DIR, "nn")
+
+
+def _is_internal(filename):
+    return filename.startswith(_REFTRACE_DIR) and not filename.startswith(_NN_DIR)
+
+
+def user_frame():
+    """The innermost Python frame outside reftrace's machinery (torch: the innermost Python
+    frame, the one that called into C++): where names are looked up and locations and warnings
+    point. Functions marked @python_level count as callers."""
+    f = sys._getframe(2)
+    while f is not None and _is_internal(f.f_code.co_filename) and f.f_code not in PYTHON_LEVEL_CODES:
+        f = f.f_back
+    return f
+
+
+def warn_at_caller(message, category=UserWarning):
+    """warnings.warn attributed to the user's frame, as torch's C++ warnings are."""
+    import warnings
+    f = user_frame()
+    if f is None:
+        warnings.warn(message, category)
+        return
+    warnings.warn_explicit(message, category, f.f_code.co_filename, f.f_lineno,
+                           module=f.f_globals.get("__name__", ""),
+                           registry=f.f_globals.setdefault("__warningregistry__", {}))

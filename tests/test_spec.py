@@ -17,192 +17,24 @@ Refreshing expected output from the oracle (never hand-write it):
 rewrites every result block of the chapter with what torch 2.13 does (a reftrace-only example's
 blocks are filled from reftrace once, when missing, and never overwritten).
 """
-import contextlib
 import difflib
-import io
 import os
-import re
 import sys
-import traceback
-import warnings
-from dataclasses import dataclass, field
 
 import pytest
 
 SPEC_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "spec")
+if __name__ == "__main__":  # run as a script (--update): reftrace from this checkout, as conftest.py does
+    sys.path.insert(0, os.path.dirname(SPEC_DIR))
 
-RULE_RE = re.compile(r"^#{2,4}\s+([A-Z][A-Z0-9]*-\d+)\b")   # '### TEN-1 Title'
-FENCE_RE = re.compile(r"^(`{3,}|~{3,})\s*(.*)$")             # '```python reftrace-only'
-ONLY_FLAGS = ("reftrace-only", "torch-only")
-RESULT_KINDS = ("expected", "warns", "raises")   # the blocks after an example, in canonical order
-# torch deprecates APIs reftrace keeps (torch.jit.trace itself warns so in 2.13): not behaviour
-# the spec pins down, so they are left out of refreshed warns blocks
-NOISE_WARNINGS = ("DeprecationWarning", "FutureWarning")
-
-
-@dataclass
-class Example:
-    chapter: str                  # 'tensors'
-    rule: str                     # 'TEN-1'
-    index: int                    # position within the rule, from 0
-    path: str
-    line: int                     # 1-based line of the first code line
-    code: str
-    only: str = ""                # '', 'reftrace-only' or 'torch-only'
-    expected: str = None          # exact stdout, or None when not given
-    raises: str = None            # 'RuntimeError: message', or None
-    warns: list = None            # ['TracerWarning: message', ...], or None
-    # where each result block sits (for --update): kind -> (first content line, closing fence)
-    blocks: dict = field(default_factory=dict)
-    code_end: int = 0             # line index of the python block's closing fence
-    error: str = ""               # a format error found while parsing
-
-    @property
-    def id(self):
-        return f"{self.chapter}:{self.rule}:{self.index}"
-
-
-def _closes(line, fence):
-    # a closing fence: only the fence character, at least as many as the opening one
-    s = line.strip()
-    return len(s) >= len(fence) and set(s) == {fence[0]}
-
-
-def _fenced_blocks(lines):
-    """Yield (opening fence index, info string, first content line index, closing fence index)."""
-    i = 0
-    while i < len(lines):
-        m = FENCE_RE.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        fence, info = m.group(1), m.group(2).strip()
-        j = i + 1
-        while j < len(lines) and not _closes(lines[j], fence):
-            j += 1
-        yield i, info, i + 1, j
-        i = j + 1
-
-
-def parse_chapter(path):
-    """All examples of one chapter, in file order. Format errors become examples that fail."""
-    chapter = os.path.splitext(os.path.basename(path))[0]
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
-
-    # rule headings by line, so each block knows the rule it belongs to
-    rule_at = []
-    for n, text in enumerate(lines):
-        m = RULE_RE.match(text)
-        if m:
-            rule_at.append((n, m.group(1)))
-
-    def rule_of(n):
-        current = None
-        for start, rule in rule_at:
-            if start > n:
-                break
-            current = rule
-        return current
-
-    examples, counts, pending = [], {}, None
-    for start, info, first, end in _fenced_blocks(lines):
-        words = info.split()
-        lang = words[0] if words else ""
-        body = "\n".join(lines[first:end])
-        if lang == "python":
-            rule = rule_of(start) or "NO-RULE"
-            ex = Example(chapter, rule, counts.get(rule, 0), path, first + 1, body, code_end=end)
-            counts[rule] = ex.index + 1
-            flags = [w for w in words[1:] if w in ONLY_FLAGS]
-            unknown = [w for w in words[1:] if w not in ONLY_FLAGS]
-            if len(flags) > 1 or unknown:
-                ex.error = f"line {start + 1}: unknown or conflicting flags {words[1:]} (allowed: one of {ONLY_FLAGS})"
-            ex.only = flags[0] if flags else ""
-            if rule == "NO-RULE":
-                ex.error = f"line {start + 1}: example outside any rule (put it under a '### ID-N' heading)"
-            if re.search(r"^\s*(import torch\b|from torch\b)", body, re.M):
-                ex.error = (f"line {start + 1}: examples must not import torch: the runner binds the "
-                            "name `torch` (to reftrace or to real torch)")
-            examples.append(ex)
-            pending = ex
-        elif lang in RESULT_KINDS:
-            if pending is None or lang in pending.blocks:
-                examples.append(Example(chapter, rule_of(start) or "NO-RULE", -1, path, first + 1, "",
-                                        error=f"line {start + 1}: ```{lang} block without a python example before it"))
-                continue
-            pending.blocks[lang] = (first, end)
-            if lang == "expected":
-                # each line of the block is one printed line; an empty block means no output
-                pending.expected = body + "\n" if end > first else ""
-            elif lang == "warns":
-                pending.warns = [w.strip() for w in body.split("\n") if w.strip()]
-            else:
-                pending.raises = body.strip()
-        else:
-            pending = None  # other blocks (```text, ```console) end an example's result blocks
-    return examples
-
-
-def format_error(ex):
-    """What is wrong with how the example is written ('' when nothing)."""
-    if ex.error:
-        return ex.error
-    if not ex.blocks:
-        return (f"line {ex.line - 1}: python example without an ```expected, ```warns or ```raises "
-                "block after it (fill it in with: python tests/test_spec.py --update <chapter>)")
-    return ""
+# the parser and the example runner live in the package, shared with the conformance runner
+from reftrace.conformance.spec_examples import (  # noqa: E402
+    NOISE_WARNINGS, parse_chapter, format_error, run_example, _matches, error_text)
+from reftrace.conformance import spec_examples as _spec_examples  # noqa: E402
 
 
 def all_examples():
-    if not os.path.isdir(SPEC_DIR):
-        return []
-    found = []
-    for name in sorted(os.listdir(SPEC_DIR)):
-        if name.endswith(".md") and name != "README.md":
-            found.extend(parse_chapter(os.path.join(SPEC_DIR, name)))
-    return found
-
-
-# -- running an example -----------------------------------------------------------------------
-
-def run_example(ex, module):
-    """exec the example with ``torch`` bound to ``module``.
-
-    Returns (stdout, exception or None, its traceback, the warnings emitted as 'Type: message').
-    The code is compiled under the chapter's path, padded so line numbers in tracebacks are
-    the Markdown file's own. The default dtype is restored afterwards whatever the example did.
-    """
-    code = compile("\n" * (ex.line - 1) + ex.code + "\n", ex.path, "exec")
-    namespace = {"torch": module, "__name__": "__spec__"}
-    out = io.StringIO()
-    saved_dtype = module.get_default_dtype()
-    error, tb = None, ""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")  # every warning, not once per location
-        try:
-            with contextlib.redirect_stdout(out):
-                exec(code, namespace)
-        except Exception as e:  # the error is part of what the example shows
-            # drop the runner's own frame: the traceback starts in the chapter
-            error, tb = e, "".join(traceback.format_exception(type(e), e, e.__traceback__.tb_next))
-        finally:
-            module.set_default_dtype(saved_dtype)
-    # one line per warning (a warns block holds one per line): the message's first line
-    warned = [f"{w.category.__name__}: {str(w.message).splitlines()[0] if str(w.message) else ''}"
-              for w in caught]
-    return out.getvalue(), error, tb, warned
-
-
-def _matches(got, want):
-    """Exact, or a prefix match when the spec's text ends in '...'."""
-    return got.startswith(want[:-3].rstrip()) if want.endswith("...") else got == want
-
-
-def error_text(e):
-    """How a raised error is written in a ```raises block: 'Type: first paragraph of the message'."""
-    msg = str(e).split("\nException raised from")[0].rstrip()
-    return f"{type(e).__name__}: {msg}"
+    return _spec_examples.all_examples(SPEC_DIR)
 
 
 def _diff(expected, actual, label):

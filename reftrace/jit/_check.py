@@ -7,7 +7,7 @@ nondeterministic-nodes warning); when they match, compare against the re-trace t
 the canonicalised, shape-erased graphs and compare tensor-valued constants: any difference is a
 TracingCheckError. Messages are torch 2.13's.
 
-One deliberate difference (spec rule CHK-RNG): the random generator state is saved before the
+One deliberate difference (spec rule CHK-8): the random generator state is saved before the
 checker runs and restored after it, so the caller sees the draws it would have seen without
 checking. torch leaves the generator advanced.
 """

@@ -21,15 +21,10 @@ import warnings
 from .. import _dtype as D
 from .._device import _Enum, device as Device
 from .._dispatch import STATE, run_kernel
-from .._frames import PYTHON_LEVEL_CODES
+from .._frames import user_frame, warn_at_caller
 from .._tensor import Tensor, Size, scalar_to_tensor
 from . import _types as T
 from .ir import Graph
-
-_REFTRACE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Frames in these directories are reftrace's machinery, never the "user" frame. reftrace/nn is
-# not among them: like torch/nn/functional.py, its frames name values and give source locations.
-_NN_DIR = os.path.join(_REFTRACE_DIR, "nn")
 
 INT64_MAX = 9223372036854775807
 
@@ -62,19 +57,6 @@ _CONVERSION_TEXT = {"number": "a Python number", "int": "a Python integer",
 _NUMBER_NODE = {"int": "aten::Int", "SymInt": "aten::Int", "float": "aten::Float",
                 "Scalar": "aten::ScalarImplicit"}
 _NUMBER_TYPE = {"aten::Int": T.IntType, "aten::Float": T.FloatType, "aten::ScalarImplicit": T.NumberType}
-
-
-def _is_internal(filename):
-    return filename.startswith(_REFTRACE_DIR) and not filename.startswith(_NN_DIR)
-
-
-def user_frame():
-    """The innermost Python frame outside reftrace's machinery (torch: the innermost frame);
-    reftrace functions mirroring torch's Python-level ones count as callers (see _frames.py)."""
-    f = sys._getframe(2)
-    while f is not None and _is_internal(f.f_code.co_filename) and f.f_code not in PYTHON_LEVEL_CODES:
-        f = f.f_back
-    return f
 
 
 class TracingState:
@@ -380,14 +362,8 @@ class TracingState:
 
     # -- warnings ---------------------------------------------------------------------------
     def _warn(self, message):
-        if not self.warn:
-            return
-        # attribute the warning to the user's frame (torch warns from the Python caller)
-        f = user_frame()
-        module = f.f_globals.get("__name__", "") if f is not None else ""
-        registry = f.f_globals.setdefault("__warningregistry__", {}) if f is not None else None
-        warnings.warn_explicit(message, TracerWarning, f.f_code.co_filename if f else "<trace>",
-                               f.f_lineno if f else 0, module=module, registry=registry)
+        if self.warn:
+            warn_at_caller(message, TracerWarning)  # torch warns from the Python caller
 
     def warn_python_dataflow(self, t, kind):
         self._warn("Converting a tensor to " + _CONVERSION_TEXT[kind] + WARN_PYTHON_DATAFLOW)

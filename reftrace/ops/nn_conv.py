@@ -15,6 +15,7 @@ import numpy as np
 
 from .._tensor import _fresh, xp_of
 from ._registry import op
+from .._frames import warn_at_caller
 
 
 def legacy_type_name(t):
@@ -147,6 +148,18 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
     return conv_forward(input, weight, bias, stride, [(p, p) for p in padding], dilation, groups)
 
 
+_WARNED_SAME_PADDING = []
+
+
+def _warn_same_padding_once():
+    """TORCH_WARN_ONCE in Convolution.cpp: once per process (torch's message, without the
+    "(Triggered internally at <C++ source>)" suffix)."""
+    if not _WARNED_SAME_PADDING:
+        _WARNED_SAME_PADDING.append(True)
+        warn_at_caller("Using padding='same' with even kernel lengths and odd dilation may require "
+                       "a zero-padded copy of the input be created")
+
+
 @op("_convolution_mode(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, str padding, "
     "SymInt[] dilation, SymInt groups) -> Tensor")
 def _convolution_mode(input, weight, bias, stride, padding, dilation, groups):
@@ -162,6 +175,7 @@ def _convolution_mode(input, weight, bias, stride, padding, dilation, groups):
         if all(t % 2 == 0 for t in total):
             pads = [t // 2 for t in total]
         else:
+            _warn_same_padding_once()
             _check_shapes(input, weight, bias, [t // 2 for t in total], [1] * dim, dil, groups)
             pairs = [(t // 2, t - t // 2) for t in total]
             return conv_forward(input, weight, bias, [1] * dim, pairs, dil, groups)

@@ -1,0 +1,6 @@
+"""``python -m reftrace.conformance [PATHS]``: see runner.py."""
+import sys
+
+from .runner import main
+
+sys.exit(main())

@@ -1,0 +1,132 @@
+"""``python -m reftrace``: the trace command on examples/, its exit codes and its output.
+
+Each test runs the command line in a subprocess, as a user would (torch-free).
+"""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the subprocess imports reftrace from this checkout, installed or not
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+
+
+def reftrace_cli(*args):
+    return subprocess.run([sys.executable, "-m", "reftrace", *args], cwd=ROOT, env=ENV,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("example, op", [("mlp", "aten::linear"), ("lenet", "aten::_convolution"),
+                                         ("attention", "aten::softmax")])
+def test_clean_examples_trace_and_check(example, op):
+    result = reftrace_cli("trace", f"examples/{example}.py")
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert out.startswith(f"tracing examples/{example}.py:model (")
+    assert "graph (submodule calls inlined" in out and "\ngraph(%self.1 : __torch__." in out
+    assert op in out and "  return (" in out
+    assert "\nwarnings: none\n" in out
+    assert out.rstrip().splitlines()[-1].startswith("check: ok")
+
+
+def test_lenet_reads_the_batch_size_from_the_input():
+    out = reftrace_cli("trace", "examples/lenet.py").stdout
+    assert "aten::size(" in out and "prim::NumToTensor(" in out
+    assert "1 check input(s)" in out
+
+
+def test_control_flow_branch_is_caught():
+    result = reftrace_cli("trace", "examples/control_flow.py")
+    out = result.stdout
+    assert result.returncode == 1
+    assert "Converting a tensor to a Python boolean might cause the trace to be incorrect" in out
+    assert "(2 times: the checker re-traces)" in out
+    assert "Output nr 1. of the traced function does not match the corresponding output" in out
+    assert "check: FAILED: the trace does not generalise (TracingCheckError)" in out
+    assert "ERROR: Graphs differed across invocations!" in out
+    assert "aten::mul" in out  # the graph of the example inputs is still shown
+
+
+def test_control_flow_loop_is_caught():
+    result = reftrace_cli("trace", "examples/control_flow.py:loop")
+    assert result.returncode == 1
+    assert result.stdout.count("aten::tanh") >= 3
+    assert "ERROR: Graphs differed across invocations!" in result.stdout
+
+
+def test_no_check_and_no_inline():
+    result = reftrace_cli("trace", "--no-check", "--no-inline", "examples/mlp.py")
+    assert result.returncode == 0
+    assert 'prim::CallMethod[name="forward"]' in result.stdout
+    assert result.stdout.rstrip().endswith("check: skipped (--no-check)")
+
+
+def test_source_locations():
+    out = reftrace_cli("trace", "--source-locations", "examples/mlp.py").stdout
+    assert "aten::relu(%9) # " in out and "examples/mlp.py:" in out
+
+
+def test_a_mismatch_without_graph_change_exits_1(tmp_path):
+    """Dropout in training mode: same graph every time, other outputs: the checker warns."""
+    (tmp_path / "drop.py").write_text(
+        "import reftrace as torch\n"
+        "def model(x):\n    return torch.dropout(x, 0.5, True)\n"
+        "EXAMPLE_INPUTS = torch.ones(4, 4)\n")
+    result = reftrace_cli("trace", str(tmp_path / "drop.py"))
+    assert result.returncode == 1
+    assert "Trace had nondeterministic nodes" in result.stdout
+    assert "check: MISMATCH" in result.stdout
+
+
+def test_a_function_with_tuple_inputs_and_named_inputs(tmp_path):
+    (tmp_path / "two.py").write_text(
+        "import reftrace as torch\n"
+        "def add(x, y):\n    return x + y\n"
+        "add_inputs = (torch.ones(2), torch.ones(2))\n")
+    result = reftrace_cli("trace", f"{tmp_path / 'two.py'}:add")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "(a function)" in result.stdout and "aten::add(%x, %y, %2)" in result.stdout
+
+
+def test_tracing_errors_exit_1(tmp_path):
+    (tmp_path / "none.py").write_text(
+        "import reftrace as torch\ndef model(x):\n    x.add_(1)\nEXAMPLE_INPUTS = torch.ones(2)\n")
+    result = reftrace_cli("trace", str(tmp_path / "none.py"))
+    assert result.returncode == 1
+    assert "RuntimeError: The traced function didn't return any values!" in result.stdout
+
+
+@pytest.mark.parametrize("target, message", [
+    ("examples/nope.py", "examples/nope.py: no such file"),
+    ("examples/mlp.py:nope", "examples/mlp.py defines no `nope`; name one with examples/mlp.py:NAME"),
+    ("examples/control_flow.py:EXAMPLE_INPUTS", "is a Tensor, not a function or nn.Module"),
+])
+def test_usage_errors_exit_2(target, message):
+    result = reftrace_cli("trace", target)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_missing_inputs_exit_2(tmp_path):
+    (tmp_path / "f.py").write_text("def model(x):\n    return x\n")
+    result = reftrace_cli("trace", str(tmp_path / "f.py"))
+    assert result.returncode == 2
+    assert "defines neither `model_inputs` nor `EXAMPLE_INPUTS`" in result.stderr
+
+
+def test_help():
+    result = reftrace_cli("--help")
+    assert result.returncode == 0
+    assert "trace" in result.stdout and "conformance" in result.stdout
+    result = reftrace_cli("trace", "--help")
+    assert "EXAMPLE_INPUTS" in result.stdout and "NAME_inputs" in result.stdout
+    assert reftrace_cli().returncode == 2  # a command is required
+
+
+def test_conformance_subcommand_delegates():
+    result = reftrace_cli("conformance", "--no-torch", "-k", "PRO-4", "spec/tensors.md")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "[1/1] tensors:PRO-4:0 ... ok" in result.stdout
+    assert reftrace_cli("conformance", "--help").stdout.startswith("usage: python -m reftrace conformance")
