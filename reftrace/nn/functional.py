@@ -106,6 +106,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 # conv1d, conv2d and avg_pool2d are torch's C++ builtins too: imported from ops/nn_bindings.py
 linear = _builtin("linear")
+bilinear = _builtin("bilinear")
 gelu = _builtin("gelu")
 softplus = _builtin("softplus")
 one_hot = _builtin("one_hot")

@@ -12,6 +12,7 @@ checks produce the error text a user sees (``mat1 and mat2 shapes cannot be mult
 import numpy as np
 
 from .. import _dtype as D
+from .._promotion import result_type
 from .._tensor import _fresh, _strided, _view_of, contiguous_strides, xp_of
 from ._iter import broadcast_shapes, empty_strided_array
 from ._pointwise_helpers import write_inplace
@@ -342,3 +343,16 @@ def linalg_inv(self):
     out = empty_strided_array(xp, a.shape, strides, a.dtype)
     out[...] = inv
     return _strided(out, self.dtype, self.device, strides)
+
+
+@op("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor")
+def bilinear(input1, input2, weight, bias):
+    """y[..., k] = input1[..., i] * weight[k, i, j] * input2[..., j] (+ bias[k])."""
+    dtype = result_type(input1, input2)
+    xp = xp_of(input1)
+    out = xp.einsum("...i,kij,...j->...k", input1._array.astype(dtype.np, copy=False),
+                    weight._array.astype(dtype.np, copy=False),
+                    input2._array.astype(dtype.np, copy=False), optimize=True)
+    if bias is not None:
+        out = out + bias._array.astype(dtype.np, copy=False)
+    return _fresh(xp.ascontiguousarray(out.astype(dtype.np, copy=False)), dtype, input1.device)
