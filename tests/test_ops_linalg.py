@@ -212,3 +212,11 @@ def test_traced_graph(name):
     body, spec = TRACE_CASES[name]
     args = ", ".join("xyzw"[i] for i in range(len(spec)))
     assert_trace_matches(f"def fn({args}):\n    {body}\n", spec)
+
+
+@pytest.mark.parametrize("batch", [(2,), (3, 2), ()])
+def test_bilinear(batch):
+    a, b = sample(batch + (3,)), sample(batch + (4,), seed=1)
+    w, c = sample((5, 3, 4), seed=2), sample((5,), seed=3)
+    check(lambda m, a, b, w, c: m.nn.functional.bilinear(a, b, w, c), a, b, w, c, atol=1e-5)
+    check(lambda m, a, b, w: m.nn.functional.bilinear(a, b, w), a, b, w, atol=1e-5)
