@@ -10,7 +10,7 @@ assertion here holds on live torch 2.13) and then under reftrace, and compares w
 ``keep()``s: graph texts (source locations dropped; ``_get_trace_graph`` graphs with value names
 renumbered, as torch's ONNXTracedModule frames record none) and error/warning texts.
 
-JitTestCase helpers are replaced by small local ones with the same meaning: ``check_trace_``
+JitTestCase helpers are replaced by small ones with the same meaning (tests/catalog_support.py): ``check_trace_``
 (checkTrace without its gradient half and save/load round trip: trace with check_trace=False,
 then compare outputs on the inputs), ``FileCheck`` (ordered substring checks on str(graph)),
 ``get_trace_graph`` (torch.jit._get_trace_graph), ``function_from_graph``
@@ -27,137 +27,41 @@ import re
 import warnings
 from collections import namedtuple
 
-import numpy as np
 import pytest
 
-import reftrace
 
-try:  # torch is only the oracle; reftrace never imports it
-    import torch as _torch
-except ImportError:  # pragma: no cover - exercised on torch-free machines
-    _torch = None
+from catalog_support import (  # noqa: F401  (torch is the fixture)
+    Catalog, FileCheck, anon, assert_equal, assert_not_equal, assert_warns_regex, check_trace_,
+    function_from_graph, get_trace_graph, gtext, is_torch, quiet, requires_torch, run_dce, torch,
+    trace_deco, tracer_warnings)
 
-requires_torch = pytest.mark.skipif(_torch is None, reason="torch 2.13 (the oracle) is not installed")
+catalog = Catalog()
+keep, lacks, parity_bug = catalog.keep, catalog.lacks, catalog.parity_bug
+tracer_bug = catalog.xfail
+
+
 # torch 2.13 warns on every torch.jit.trace call (catalog 5.3); reftrace does not
 pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.trace` is deprecated:DeprecationWarning")
 
 
-def is_torch(lib):
-    return _torch is not None and lib is _torch
 
 
 # -- JitTestCase / torch.testing stand-ins ------------------------------------------------------
 
-def _is_tensor(v):
-    return isinstance(v, reftrace.Tensor) or (_torch is not None and isinstance(v, _torch.Tensor))
 
 
-def _host(t):
-    return np.asarray(t.detach().numpy())
 
 
-def _equal(a, b, atol=1e-5, rtol=1.3e-6):
-    """assertEqual's comparison: tensors (dtype-exact, values with tolerance), numbers vs 0-dim
-    tensors, and containers recursively."""
-    if _is_tensor(a) and _is_tensor(b):
-        if str(a.dtype) != str(b.dtype) or tuple(a.shape) != tuple(b.shape):
-            return False
-        x, y = _host(a), _host(b)
-        if x.dtype.kind in "fc":
-            return bool(np.allclose(x, y, atol=atol, rtol=rtol, equal_nan=True))
-        return bool((x == y).all())
-    if _is_tensor(a) or _is_tensor(b):  # a number vs a 0-dim tensor (assertEqual allows it)
-        t, n = (a, b) if _is_tensor(a) else (b, a)
-        return isinstance(n, (int, float, bool)) and t.dim() == 0 and _host(t).item() == n
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
-    return a == b
 
 
-def assert_equal(a, b):
-    assert _equal(a, b), f"not equal:\n{a!r}\n{b!r}"
 
 
-def assert_not_equal(a, b):
-    assert not _equal(a, b), f"unexpectedly equal:\n{a!r}\n{b!r}"
 
 
-class FileCheck:
-    """torch.testing.FileCheck's check / check_next / check_not / check_count / check_same, run on
-    a string (str(graph))."""
-
-    def __init__(self):
-        self.checks = []
-
-    def check(self, s):
-        self.checks.append(("check", s, None))
-        return self
-
-    def check_next(self, s):
-        self.checks.append(("next", s, None))
-        return self
-
-    def check_same(self, s):
-        self.checks.append(("same", s, None))
-        return self
-
-    def check_not(self, s):
-        self.checks.append(("not", s, None))
-        return self
-
-    def check_count(self, s, count, exactly=False):
-        self.checks.append(("count", s, (count, exactly)))
-        return self
-
-    def run(self, text):
-        text = str(text)
-        pos = 0
-        pending_not = []  # check_not strings, checked up to the next positive match
-
-        def settle(end):
-            for s, start in pending_not:
-                assert s not in text[start:end], f"FileCheck: found {s!r} where it must not be"
-            pending_not.clear()
-
-        for kind, s, extra in self.checks:
-            if kind == "not":
-                pending_not.append((s, pos))
-                continue
-            if kind == "count":
-                count, exactly = extra
-                for _ in range(count):
-                    i = text.find(s, pos)
-                    assert i >= 0, f"FileCheck: expected {count} occurrences of {s!r}"
-                    settle(i)
-                    pos = i + len(s)
-                if exactly:
-                    pending_not.append((s, pos))
-                continue
-            i = text.find(s, pos)
-            assert i >= 0, f"FileCheck: {s!r} not found after position {pos}"
-            between = text[pos:i]
-            if kind == "next":
-                assert between.count("\n") == 1, f"FileCheck: {s!r} is not on the next line"
-            elif kind == "same":
-                assert "\n" not in between, f"FileCheck: {s!r} is not on the same line"
-            settle(i)
-            pos = i + len(s)
-        settle(len(text))
 
 
-def gtext(g):
-    """A graph (or a traced function's graph) as text, source locations dropped."""
-    g = getattr(g, "graph", g)
-    return g.str(False)
 
 
-def anon(g):
-    """Graph text with every value renumbered in order of appearance (for _get_trace_graph
-    graphs: torch's ONNXTracedModule frames record no names)."""
-    names = {}
-    return re.sub(r"%[\w.]+", lambda m: names.setdefault(m.group(0), f"%v{len(names)}"), gtext(g))
 
 
 def checker_text(msg):
@@ -174,117 +78,34 @@ def checker_text(msg):
     return "\n".join(out)
 
 
-def check_trace_(torch, func, reference_tensors, input_tensors=None, _force_outplace=False):
-    """JitTestCase.checkTrace with inputs_require_grads=False (no gradient half) and without its
-    save/load round trip (reftrace has no save/load yet): trace with check_trace=False, then the
-    traced function's outputs equal the Python function's on the reference inputs."""
-    if input_tensors is None:
-        input_tensors = reference_tensors
-    ge = torch.jit.trace(func, input_tensors, check_tolerance=1e-5,
-                         _force_outplace=_force_outplace, check_trace=False)
-    outputs = func(*reference_tensors)
-    outputs_ge = ge(*reference_tensors)
-    assert_equal(outputs, outputs_ge)
-    return ge
 
 
-def trace_deco(torch, *args, **kwargs):
-    """jit_utils._trace: ``@_trace(*example_inputs, **trace_kwargs)``."""
-    def wrapper(func):
-        return torch.jit.trace(func, args, **kwargs)
-    return wrapper
 
 
-def get_trace_graph(torch, f, args, return_inputs=False, _force_outplace=False):
-    """torch.jit._get_trace_graph: (graph, outputs[, inputs])."""
-    if is_torch(torch):
-        return torch.jit._get_trace_graph(f, args, return_inputs=return_inputs,
-                                          _force_outplace=_force_outplace)
-    state, out = torch.jit.trace_graph(f, tuple(args), force_outplace=_force_outplace)
-    return (state.graph, out, tuple(args)) if return_inputs else (state.graph, out)
 
 
-def run_dce(torch, g):
-    """self.run_pass("dce", g)."""
-    if is_torch(torch):
-        torch._C._jit_pass_dce(g)
-    else:
-        from reftrace.jit.passes import dead_code_elimination
-        dead_code_elimination(g)
 
 
-def function_from_graph(torch, g):
-    """self.createFunctionFromGraph(g): a callable running the graph."""
-    if is_torch(torch):
-        return torch._C._create_function_from_graph("forward", g)
-    from reftrace.jit.interpreter import Interpreter
-    return Interpreter(g).run
 
 
-def tracer_warnings(recorded):
-    """Recorded warnings less torch 2.13's DeprecationWarning for torch.jit.trace."""
-    return [w for w in recorded if not issubclass(w.category, DeprecationWarning)]
 
 
-def assert_warns_regex(torch, regex, fn):
-    """assertWarnsRegex(torch.jit.TracerWarning, regex): some TracerWarning matches."""
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        fn()
-    msgs = [str(x.message) for x in w if issubclass(x.category, torch.jit.TracerWarning)]
-    assert any(re.search(regex, m) for m in msgs), f"no TracerWarning matching {regex!r}: {msgs}"
-    return msgs
 
 
-def quiet():
-    """A warnings context (with ``simplefilter("ignore")`` inside: @suppress_warnings)."""
-    return warnings.catch_warnings()
 
 
-@pytest.fixture
-def torch():
-    """The library the ported bodies run against: reftrace (test_matches_torch also passes real
-    torch)."""
-    return reftrace
 
 
-SKIPS = {}          # {name: what reftrace lacks}
-XFAILS = {}         # {name: reftrace tracer bug} (strict xfails, diagnosed in the port report)
-PARITY_XFAILS = {}  # {name: why reftrace's graph/messages differ from torch's} (strict xfails)
 
 
-_KEPT = [None]
 
 
-def keep(*artifacts):
-    """Record what test_matches_torch compares between torch and reftrace (graph texts,
-    messages); a no-op outside it."""
-    if _KEPT[0] is not None:
-        _KEPT[0].extend(artifacts)
 
 
-def lacks(reason):
-    """Skip a port because reftrace lacks a feature the original needs."""
-    def deco(fn):
-        SKIPS[fn.__name__[len("test_"):]] = reason
-        return pytest.mark.skip(reason=reason)(fn)
-    return deco
 
 
-def tracer_bug(reason):
-    """A port that fails because of a reftrace tracer bug (strict xfail)."""
-    def deco(fn):
-        XFAILS[fn.__name__[len("test_"):]] = reason
-        return pytest.mark.xfail(reason=reason, strict=True)(fn)
-    return deco
 
 
-def parity_bug(reason):
-    """reftrace passes the original assertions but records something torch does not."""
-    def deco(fn):
-        PARITY_XFAILS[fn.__name__[len("test_"):]] = reason
-        return fn
-    return deco
 
 
 FORCE_OUTPLACE_OP = (
@@ -1379,32 +1200,11 @@ def test_trace_partial_func_argument_names_captured(torch):
 
 # -- parity with torch ----------------------------------------------------------------------------
 
-PORTS = {n[len("test_"):]: f for n, f in list(globals().items())
-         if n.startswith("test_") and callable(f) and n != "test_matches_torch"}
-
-
-def _parity_params():
-    for name in sorted(PORTS):
-        marks = []
-        if name in SKIPS:
-            marks.append(pytest.mark.skip(reason=SKIPS[name]))
-        elif name in XFAILS or name in PARITY_XFAILS:
-            marks.append(pytest.mark.xfail(reason=XFAILS.get(name) or PARITY_XFAILS[name], strict=True))
-        yield pytest.param(name, marks=marks, id=name)
+catalog.collect(globals())
 
 
 @requires_torch
-@pytest.mark.parametrize("name", list(_parity_params()))
+@pytest.mark.parametrize("name", list(catalog.parity_params()))
 def test_matches_torch(name):
     """The original assertions hold under torch 2.13, and reftrace records what torch records."""
-    expected, got = [], []
-    try:
-        _KEPT[0] = expected
-        PORTS[name](_torch)
-        _KEPT[0] = got
-        PORTS[name](reftrace)
-    finally:
-        _KEPT[0] = None
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected):
-        assert g == e
+    catalog.matches_torch(name)
