@@ -10,7 +10,6 @@ a reftrace graph holds per node. Workloads: a chain of N elementwise ops on 16-e
 tensors, and a 10-layer MLP written with functional ops (batch 8, width 64).
 """
 import gc
-import statistics
 import sys
 import time
 import tracemalloc

@@ -11,7 +11,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import CPU, as_device
 from ._dispatch import STATE
-from ._tensor import Tensor, _fresh, xp_of_device
+from ._tensor import Tensor, _fresh
 from reftrace_backends import get_backend
 
 __all__ = ["tensor", "as_tensor", "from_numpy"]
@@ -110,7 +110,7 @@ def from_numpy(array):
             "strides are not currently supported. (You can probably work around this by making a "
             "copy of your array  with array.copy().) ")
     strides = tuple(s // itemsize for s in array.strides)
-    from ._tensor import _strided, contiguous_strides
+    from ._tensor import _strided
     # torch keeps NumPy's strides; size-1 dims included
     t = _strided(array, dtype, CPU, strides)
     tracer = STATE.tracer

@@ -69,7 +69,7 @@ def get_default_dtype():
 
 def set_default_dtype(d):
     if not isinstance(d, dtype) or not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type")
+        raise TypeError("only floating-point types are supported as the default type")
     _default[0] = d
 
 

@@ -16,7 +16,7 @@ import functools
 import numpy as np
 
 from . import _dtype as D
-from ._device import CPU, device as _device_cls
+from ._device import CPU
 from ._dispatch import STATE
 from reftrace_backends import get_backend
 
@@ -207,7 +207,7 @@ class Tensor:
     def __bool__(self):
         if self._array.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous")
+                "Boolean value of Tensor with more than one value is ambiguous")
         tracer = STATE.tracer
         if tracer is not None:
             tracer.warn_python_dataflow(self, "bool")

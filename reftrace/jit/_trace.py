@@ -17,7 +17,7 @@ from .._tensor import Tensor
 from . import _types as T
 from ._io_types import STRICT_TRACER_MSG, input_types
 from .passes import dead_code_elimination, lower_simple_tuples, normalize_ops
-from .tracer import TracingState, TracerWarning, user_frame
+from .tracer import TracingState
 
 
 # Module -> its qualified scope name ('__module.a.lin') while trace_module runs; read by

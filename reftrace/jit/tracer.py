@@ -14,12 +14,10 @@ The dispatch funnel hands each op call to ``TracingState.record`` while a trace 
 Tensors are mapped to Values through the tensor's ``_tv`` slot (a (state, Value) pair), so the
 trace never keeps a tensor alive.
 """
-import os
-import sys
 import warnings
 
 from .. import _dtype as D
-from .._device import _Enum, device as Device
+from .._device import _Enum
 from .._dispatch import STATE, run_kernel
 from .._frames import user_frame, warn_at_caller
 from .._tensor import Tensor, Size, scalar_to_tensor

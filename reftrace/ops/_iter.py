@@ -7,7 +7,7 @@ reftrace reproduces the rule; NumPy's own "K" order is close but not the same.
 """
 import numpy as np
 
-from .._tensor import Tensor, _fresh, _strided, contiguous_strides, xp_of
+from .._tensor import _fresh, _strided, contiguous_strides, xp_of
 
 
 def broadcast_shapes(*shapes):

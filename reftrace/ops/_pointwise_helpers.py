@@ -6,7 +6,7 @@ the destination's array, so views see the change.
 """
 from .. import _dtype as D
 from .._promotion import check_inplace_cast, result_type
-from .._tensor import Tensor, xp_of
+from .._tensor import xp_of
 from ._iter import broadcast_shapes, pointwise_result
 
 

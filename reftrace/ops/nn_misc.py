@@ -75,7 +75,6 @@ def embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
     idx = indices._array
     if idx.size and (idx.min() < 0 or idx.max() >= weight.shape_tuple[0]):
         raise IndexError("index out of range in self")
-    xp = xp_of(weight)
     return _fresh(weight._array[idx], weight.dtype, weight.device)
 
 

@@ -12,7 +12,7 @@ the batch is normalised with the biased variance.
 """
 import numpy as np
 
-from .._tensor import _fresh, xp_of
+from .._tensor import _fresh
 from .nn_conv import sizes
 from ._registry import op
 
@@ -23,7 +23,6 @@ def _affine_result(x, normalized, weight, bias, channel_shape):
         normalized = normalized * weight._array.astype(np.float64).reshape(channel_shape)
     if bias is not None:
         normalized = normalized + bias._array.astype(np.float64).reshape(channel_shape)
-    xp = xp_of(x)
     return _fresh(normalized.astype(x.dtype.np), x.dtype, x.device)
 
 
