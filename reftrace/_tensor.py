@@ -18,6 +18,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import CPU
 from ._dispatch import STATE
+from ._frames import python_level
 from reftrace_backends import get_backend
 
 
@@ -275,6 +276,20 @@ class Tensor:
         new.requires_grad = self.requires_grad
         memo[id(self)] = new
         return new
+
+    @python_level
+    def split(self, split_size, dim=0):
+        """torch/_tensor.py's Tensor.split: an int (or a tensor holding one) calls aten::split,
+        a list calls aten::split_with_sizes."""
+        from .ops import OVERLOADS
+        if isinstance(split_size, Tensor):
+            try:
+                split_size = int(split_size)
+            except (ValueError, RuntimeError, TypeError):
+                pass
+        if isinstance(split_size, int):
+            return OVERLOADS["aten::split.Tensor"](self, split_size, dim)
+        return OVERLOADS["aten::split_with_sizes"](self, split_size, dim)
 
     def __getitem__(self, index):
         from ._indexing import getitem

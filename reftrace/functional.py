@@ -2,7 +2,7 @@
 from ._frames import python_level
 from .ops import get_packet
 
-__all__ = ["broadcast_tensors"]
+__all__ = ["broadcast_tensors", "split"]
 
 
 @python_level
@@ -11,3 +11,9 @@ def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     return tuple(get_packet("broadcast_tensors")(list(tensors)))
+
+
+@python_level
+def split(tensor, split_size_or_sections, dim=0):
+    """torch.split (torch/functional.py): ``tensor.split(split_size_or_sections, dim)``."""
+    return tensor.split(split_size_or_sections, dim)
