@@ -160,6 +160,16 @@ class Tensor:
     def data(self):
         return _detached_alias(self)  # a detached alias sharing the data, as torch's .data
 
+    @data.setter
+    def data(self, value):
+        """``x.data = y`` (torch's set_data): x now holds y's data, shape, strides and dtype."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._array, self.dtype, self.device = value._array, value.dtype, value.device
+        self._stride = value._stride
+        self._base = value._base if value._base is not None else value
+        self._version += 1
+
     @property
     def T(self):
         return self.permute(*range(self._array.ndim - 1, -1, -1))

@@ -42,3 +42,20 @@ def test_op_directly(name):
     fn, specs = CASES[name]
     args = [s if isinstance(s, np.ndarray) else sample(s) for s in specs]
     check(fn, *args, atol=1e-5)
+
+
+def test_isclose_allclose():
+    a, b = sample((3, 4)), sample((3, 4), seed=1)
+    check(lambda m, a, b: (m.isclose(a, a + 1e-9), m.allclose(a, b), a.allclose(a + 1e-7)), a, b)
+    nan = np.array([1.0, np.nan], dtype=np.float32)
+    check(lambda m, x: (m.isclose(x, x), m.isclose(x, x, equal_nan=True)), nan)
+    check(lambda m, a: m.isclose(a, a.double()), a)  # torch refuses mixed dtypes
+    check(lambda m, x: m.isclose(x, x + 1), sample((3,), "int64"))
+
+
+def test_data_setter_rebinds_storage():
+    def fn(m, x, y):
+        old = x.data
+        x.data = y
+        return x, x.data_ptr() == y.data_ptr(), tuple(old.shape)
+    check(fn, sample((3,)), sample((2, 2), seed=1))

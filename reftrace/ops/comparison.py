@@ -95,3 +95,26 @@ def _logical_not(self):
 
 op("logical_not(Tensor self) -> Tensor", variants=_FM)(_logical_not)
 op("logical_not_(Tensor(a!) self) -> Tensor(a!)", variants=("method",))(inplace(_logical_not))
+
+
+# -- closeness ------------------------------------------------------------------------------------
+
+@op("isclose(Tensor self, Tensor other, float rtol=1.0000000000000001e-05, float atol=1e-08, "
+    "bool equal_nan=False) -> Tensor", variants=("function", "method"), differentiable=False)
+def isclose(self, other, rtol, atol, equal_nan):
+    """|self - other| <= atol + rtol * |other| (torch's formula), elementwise; no promotion."""
+    if self.dtype is not other.dtype:
+        raise RuntimeError(f"{self.dtype.ir_name} did not match {other.dtype.ir_name}")
+    xp = xp_of(self)
+    a, b = self._array, other._array
+    if self.dtype is D.bool:
+        a, b = a.astype(np.int64), b.astype(np.int64)
+    with np.errstate(all="ignore"):
+        close = xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return pointwise_result(xp.asarray(close), D.bool, self.device, (self, other))
+
+
+@op("allclose(Tensor self, Tensor other, float rtol=1.0000000000000001e-05, float atol=1e-08, "
+    "bool equal_nan=False) -> bool", variants=("function", "method"), differentiable=False)
+def allclose(self, other, rtol, atol, equal_nan):
+    return bool(isclose.kernel(self, other, rtol, atol, equal_nan)._array.all())
