@@ -182,7 +182,6 @@ def test_large_nbr_kernel_args(torch):
     keep(*mtexts(traced_rec))
 
 
-@lacks("needs the legacy constructor torch.FloatTensor (reftrace has no FloatTensor)")
 def test_trace_legacy_ctor(torch):
     """Port of TestTracer.test_trace_legacy_ctor (test/jit/test_tracer.py)."""
     nn = torch.nn
