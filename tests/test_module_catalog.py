@@ -363,35 +363,10 @@ def test_conv(torch):
     keep(anon(g))
 
 
-def test_max_pool(torch):
-    """Port of TestTracer.test_max_pool (test/jit/test_tracer.py) (also in
-    test_tracer_catalog.py: listed under A11 too)."""
-    F = torch.nn.functional
-    x = torch.rand(20, 16, 10, 10)
-
-    def max_pool2d(x):
-        return F.max_pool2d(x, 2) + 2
-
-    trace = torch.jit.trace(max_pool2d, (x))
-    if is_torch(torch):  # the original checks the executor's graph
-        FileCheck().check("aten::max_pool2d(").run(trace.graph_for(x))
-    FileCheck().check("aten::max_pool2d(").run(str(trace.graph))  # ADAPT: the traced graph
-    assert_equal(max_pool2d(x), trace(x))
-    keep(gtext(trace))
+# test_max_pool and test_nested_inplace (listed under A11 too) are ported once, in
+# test_tracer_catalog.py.
 
 
-def test_nested_inplace(torch):
-    """Port of TestTracer.test_nested_inplace (test/jit/test_tracer.py) (also in
-    test_tracer_catalog.py: listed under A11 too)."""
-    F = torch.nn.functional
-    x = torch.randn(2, 2)
-    g, outputs, inputs = get_trace_graph(
-        torch, lambda x: F.threshold(x, 0, 0, inplace=True), (x,), return_inputs=True)
-    m = function_from_graph(torch, g)
-    assert_equal(outputs, m(*inputs))
-    FileCheck().check("threshold_").run(str(g))
-    # (assertExportImport dropped: reftrace has no save/load)
-    keep(anon(g))
 
 
 def test_shared_param(torch):
