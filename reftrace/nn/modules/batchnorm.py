@@ -9,8 +9,7 @@ from ... import _dtype as D
 from ... import _factories
 from ..._creation import tensor as _tensor
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
+from ._affine import register_affine, reset_affine
 from .module import Module
 
 
@@ -24,15 +23,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(_factories.empty(num_features, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_factories.empty(num_features, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, affine, num_features, bias, factory_kwargs)
         if self.track_running_stats:
             self.register_buffer("running_mean", _factories.zeros(num_features, **factory_kwargs))
             self.register_buffer("running_var", _factories.ones(num_features, **factory_kwargs))
@@ -52,10 +43,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self, self.affine)
 
     def _check_input_dim(self, input):
         raise NotImplementedError

@@ -137,6 +137,14 @@ class Sequential(Module):
         return self
 
 
+def _abs_string_index(length, idx):
+    """A list index as the registered name ("0", "1" ...): negative indices count from the end."""
+    idx = operator.index(idx)
+    if not -length <= idx < length:
+        raise IndexError(f"index {idx} is out of range")
+    return str(idx + length if idx < 0 else idx)
+
+
 class ModuleList(Module):
     """A list of submodules, registered (so they are seen by parameters(), to(), state_dict)."""
 
@@ -146,12 +154,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(len(self), idx)
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -314,12 +317,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(len(self), idx)
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):

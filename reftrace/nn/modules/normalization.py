@@ -1,10 +1,8 @@
 """torch/nn/modules/normalization.py: LayerNorm and GroupNorm (weight ones, bias zeros)."""
 import numbers
 
-from ... import _factories
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
+from ._affine import register_affine, reset_affine
 from .module import Module
 
 
@@ -20,22 +18,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(_factories.empty(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_factories.empty(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, elementwise_affine, self.normalized_shape, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self, self.elementwise_affine)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -59,22 +46,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(_factories.empty(num_channels, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_factories.empty(num_channels, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, affine, num_channels, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self, self.affine)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
