@@ -20,13 +20,13 @@ import argparse
 import os
 import sys
 import time
-import timeit
 import warnings
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import reftrace  # noqa: E402
+from _common import chain, per_call  # noqa: E402
 
 try:
     import torch
@@ -34,39 +34,6 @@ except ImportError:  # torch is optional: its columns then say n/a
     torch = None
 
 warnings.simplefilter("ignore")  # torch 2.13 deprecates torch.jit.trace itself
-
-
-def chain(n):
-    def f(x):
-        for i in range(n):
-            x = x * 1.0001 if i % 2 else x + 0.5
-        return x
-    return f
-
-
-def numpy_chain(n):
-    # the same arithmetic in float32 (NumPy 2 keeps Python floats weak, as torch's wrapped numbers)
-    def f(a):
-        for i in range(n):
-            a = a * 1.0001 if i % 2 else a + 0.5
-        return a
-    return f
-
-
-def per_call(fns, repeat, min_time):
-    """Seconds per call of each function: the best of ``repeat`` rounds, taking turns."""
-    timers = {k: timeit.Timer(f) for k, f in fns.items()}
-    numbers = {}
-    for k, t in timers.items():
-        number = 1
-        while t.timeit(number) < min_time:
-            number *= 2
-        numbers[k] = number
-    best = dict.fromkeys(timers, float("inf"))
-    for _ in range(repeat):
-        for k, t in timers.items():
-            best[k] = min(best[k], t.timeit(numbers[k]) / numbers[k])
-    return best
 
 
 def ratio(a, b):
@@ -107,7 +74,7 @@ def large_chain(n, repeat):
     x = reftrace.from_numpy(a.copy())
     fn = chain(n)
     traced = reftrace.jit.trace(fn, x, check_trace=False)
-    raw = numpy_chain(n)
+    raw = chain(n)
     same = traced(x).numpy().tobytes() == raw(a).tobytes()
     fns = {"numpy": lambda: raw(a), "codegen": lambda: traced(x),
            "interp": lambda: traced.run_interpreted(x), "eager": lambda: fn(x)}

@@ -15,13 +15,13 @@ Python funnel: binding, promotion, dispatch); on 1M elements at most 1.05x the r
 import argparse
 import os
 import sys
-import timeit
 
 import numpy as np
 
 # run from a checkout without installing: the repository root is one level up
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import reftrace  # noqa: E402
+from _common import per_call  # noqa: E402
 
 try:
     import torch
@@ -38,29 +38,6 @@ OPS = {
 }
 SIZES = {"small": {"matmul": (4, 4), None: (16,)},
          "large": {"matmul": (1000, 1000), None: (1_000_000,)}}
-
-
-def loop_count(timer, min_time):
-    """Calls per timing so that one timing lasts at least ``min_time`` seconds."""
-    number = 1
-    while timer.timeit(number) < min_time:
-        number *= 2 if number < 1000 else 10
-    return number
-
-
-def per_call(fns, repeat, min_time):
-    """Seconds per call of each function: the best of ``repeat`` timings.
-
-    The libraries take turns within each round, so a noisy moment on a shared machine slows
-    all of them alike instead of skewing one ratio.
-    """
-    timers = {name: timeit.Timer(fn) for name, fn in fns.items()}
-    numbers = {name: loop_count(t, min_time) for name, t in timers.items()}
-    best = dict.fromkeys(timers, float("inf"))
-    for _ in range(repeat):
-        for name, t in timers.items():
-            best[name] = min(best[name], t.timeit(numbers[name]) / numbers[name])
-    return best
 
 
 def operands(op, size):

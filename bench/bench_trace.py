@@ -19,6 +19,7 @@ import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/bench/", 1)[0])
 import reftrace  # noqa: E402
+from _common import chain  # noqa: E402
 
 try:
     import torch
@@ -26,14 +27,6 @@ except ImportError:  # torch is optional: its columns then say n/a
     torch = None
 
 warnings.simplefilter("ignore")
-
-
-def chain(n):
-    def f(x):
-        for i in range(n):
-            x = x * 1.0001 if i % 2 else x + 0.5
-        return x
-    return f
 
 
 def mlp(lib, weights):

@@ -1,0 +1,35 @@
+"""What the benchmarks share: the op chain they trace and the timing loop."""
+import timeit
+
+
+def chain(n):
+    """n elementwise ops with Python-number operands; runs on reftrace and torch tensors and on
+    NumPy arrays alike (NumPy 2 keeps Python floats weak, as torch's wrapped numbers)."""
+    def f(x):
+        for i in range(n):
+            x = x * 1.0001 if i % 2 else x + 0.5
+        return x
+    return f
+
+
+def loop_count(timer, min_time):
+    """Calls per timing so that one timing lasts at least ``min_time`` seconds."""
+    number = 1
+    while timer.timeit(number) < min_time:
+        number *= 2 if number < 1000 else 10
+    return number
+
+
+def per_call(fns, repeat, min_time):
+    """Seconds per call of each function: the best of ``repeat`` timings.
+
+    The libraries take turns within each round, so a noisy moment on a shared machine slows
+    all of them alike instead of skewing one ratio.
+    """
+    timers = {name: timeit.Timer(fn) for name, fn in fns.items()}
+    numbers = {name: loop_count(t, min_time) for name, t in timers.items()}
+    best = dict.fromkeys(timers, float("inf"))
+    for _ in range(repeat):
+        for name, t in timers.items():
+            best[name] = min(best[name], t.timeit(numbers[name]) / numbers[name])
+    return best
