@@ -7,11 +7,11 @@ For a 10-layer MLP module, a LeNet-style CNN and a ResNet basic block: trace tim
 torch measured in the same run on the same inputs. Ratios < 1 mean reftrace is faster.
 """
 import sys
-import time
 import warnings
 
 sys.path.insert(0, __file__.rsplit("/bench/", 1)[0])
 import reftrace  # noqa: E402
+from _common import best  # noqa: E402
 
 try:
     import torch
@@ -60,15 +60,6 @@ def models(lib):
 
     return [("MLP 10x64", MLP().eval(), (8, 64)), ("LeNet 28x28", LeNet().eval(), (8, 1, 28, 28)),
             ("ResNet block", BasicBlock().eval(), (8, 16, 16, 16))]
-
-
-def best(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def measure(lib, model, shape):

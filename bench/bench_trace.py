@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/bench/", 1)[0])
 import reftrace  # noqa: E402
-from _common import chain  # noqa: E402
+from _common import best, chain  # noqa: E402
 
 try:
     import torch
@@ -37,15 +37,6 @@ def mlp(lib, weights):
             x = F.relu(F.linear(x, w, b))
         return x
     return f
-
-
-def best(fn, repeat=5):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def measure(lib, fn, example, n_ops, repeat):
