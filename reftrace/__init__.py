@@ -30,10 +30,6 @@ __version__ = "0.1.0"
 globals().update(_ALIASES)
 
 _operators.install()
-# torch.norm / Tensor.norm are Python functions in torch (they pick aten::linalg_vector_norm or
-# aten::norm); hand-written names win over the generated ones
-norm = ops.reduction.norm
-Tensor.norm = ops.reduction.tensor_norm
 _install_ops(globals())
 
 from . import jit  # noqa: E402  (after the op table: jit records its ops)

@@ -8,9 +8,25 @@ from . import ops
 from ._tensor import Tensor
 
 
+def _self_position(packet):
+    """Where a method's tensor goes among the schema's arguments: the parameter named ``self``
+    (torch binds it by name: ``x.where(cond, y)`` is ``where(cond, x, y)``)."""
+    positions = {[a.name for a in ov.schema.arguments].index("self")
+                 for ov in packet.overloads
+                 if "method" in ov.variants and any(a.name == "self" for a in ov.schema.arguments)}
+    if len(positions) > 1:
+        raise RuntimeError(f"{packet.name}: method overloads disagree on where self goes")
+    return positions.pop() if positions else 0
+
+
 def _method(packet):
-    def method(self, *args, **kwargs):
-        return packet(self, *args, **kwargs)
+    at = _self_position(packet)
+    if at == 0:
+        def method(self, *args, **kwargs):
+            return packet(self, *args, **kwargs)
+    else:
+        def method(self, *args, **kwargs):
+            return packet(*args[:at], self, *args[at:], **kwargs)
     method.__name__ = packet.name.split("::")[1]
     method.__qualname__ = "Tensor." + method.__name__
     return method

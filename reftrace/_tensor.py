@@ -301,6 +301,11 @@ class Tensor:
             return OVERLOADS["aten::split.Tensor"](self, split_size, dim)
         return OVERLOADS["aten::split_with_sizes"](self, split_size, dim)
 
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """torch/_tensor.py's Tensor.norm: torch.norm(self, ...)."""
+        from .ops.reduction import norm
+        return norm(self, p, dim, keepdim, dtype=dtype)
+
     def __getitem__(self, index):
         from ._indexing import getitem
         return getitem(self, index)

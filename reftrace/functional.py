@@ -2,7 +2,7 @@
 from ._frames import python_level
 from .ops import get_packet
 
-__all__ = ["broadcast_tensors", "split"]
+__all__ = ["broadcast_tensors", "norm", "split"]
 
 
 @python_level
@@ -17,3 +17,7 @@ def broadcast_tensors(*tensors):
 def split(tensor, split_size_or_sections, dim=0):
     """torch.split (torch/functional.py): ``tensor.split(split_size_or_sections, dim)``."""
     return tensor.split(split_size_or_sections, dim)
+
+
+# torch.norm (torch/functional.py) picks aten::linalg_vector_norm or an aten::norm overload
+from .ops.reduction import norm  # noqa: E402

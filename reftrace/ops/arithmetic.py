@@ -22,7 +22,7 @@ from .._promotion import check_inplace_cast, result_type
 from .._tensor import Tensor, _data_ptr, _fresh, scalar_to_tensor, xp_of
 from ._iter import broadcast_shapes, pointwise_result
 from ._pointwise_helpers import as_np, binary, float_of, unary, write_inplace
-from ._registry import PACKETS, get_packet, op
+from ._registry import PACKETS, op
 from .casts import CPP_NAMES, checked_scalar as _checked_real, is_non_overlapping_and_dense
 from .reduction import not_implemented
 
@@ -744,15 +744,6 @@ def where_nonzero(condition):
     """torch.where(condition) is nonzero(condition, as_tuple=True)."""
     return tuple(_fresh(np.ascontiguousarray(ix, dtype=np.int64), D.int64, condition.device)
                  for ix in np.nonzero(np.atleast_1d(condition._array)))
-
-
-def _method_where(self, condition, other):
-    """Tensor.where(condition, y): the method's tensor is the schema's ``self`` (the value taken
-    where condition holds), its second argument, not the first as for other methods."""
-    return get_packet("where")(condition, self, other)
-
-
-Tensor.where = _method_where  # hand-written, like torch's binding; the generated one would be wrong
 
 
 # -- masked_fill (in torch's TensorAdvancedIndexing.cpp) ------------------------------------------

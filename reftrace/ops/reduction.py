@@ -442,11 +442,6 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return get_packet("linalg_vector_norm")(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype)
 
 
-def tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None):
-    """Tensor.norm (torch/_tensor.py): torch.norm(self, p, dim, keepdim, dtype=dtype)."""
-    return norm(self, p, dim, keepdim, dtype=dtype)
-
-
 # -- logsumexp ------------------------------------------------------------------------------------
 
 @op("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", variants=("function", "method"))
