@@ -7,7 +7,6 @@ observable: a graph input, a returned value, or anything used later (through vie
 """
 from . import _types as T
 
-_VIEW_KINDS = None
 
 
 def _writes(node):
