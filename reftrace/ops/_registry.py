@@ -221,6 +221,10 @@ class OpOverload:
         self.nondeterministic = nondeterministic
         self.variants = variants
         self.differentiable = differentiable
+        # torch 2.13's derivatives.yaml entry for this schema (see ``derivatives`` below); None
+        # until one is declared: the autograd engine reads it, nothing else does
+        self.derivatives = None
+        self.output_differentiability = None
         self.is_inplace = schema.is_inplace or schema.is_out
         self.is_view = schema.is_view
         base = schema.name.split("::")[1]
@@ -417,6 +421,32 @@ def op(schema_text, *, variants=("function",), nondeterministic=False, different
         PACKETS.setdefault(schema.name, OpPacket(schema.name)).overloads.append(ov)
         return ov
     return register
+
+
+def derivatives(overload, formulas, output_differentiability=None):
+    """Declare ``overload``'s entry of torch 2.13's ``derivatives.yaml`` beside its kernel.
+
+        derivatives(mul, {"self": "mul_tensor_backward(grad, other, self.scalar_type())",
+                          "other": "mul_tensor_backward(grad, self, other.scalar_type())"})
+
+    ``formulas`` maps the yaml's input keys (an argument name, or several joined by ", " when one
+    formula returns a tuple of gradients) to the yaml formula written as a Python expression over
+    reftrace ops and the FunctionsManual helpers of ``reftrace.autograd``: names are the schema's
+    argument names, ``grad`` (``grads[i]`` for the i-th output), ``result`` (``result0``... or the
+    schema's return names for several outputs). ``"non_differentiable"`` marks an input as the
+    yaml does. The names a formula reads are the values autograd saves for it, exactly as
+    torch's generated code saves them. Keys are checked against the schema here, at import, so a
+    typo fails loudly instead of giving a silently missing gradient."""
+    names = {a.name for a in overload.schema.arguments}
+    for key in formulas:
+        for name in key.split(", "):
+            if name not in names:
+                raise RuntimeError(f"derivatives for {overload.qualified}: {name!r} is not an "
+                                   f"argument of its schema {overload.schema.text}")
+    overload.derivatives = dict(formulas)
+    if output_differentiability is not None:
+        overload.output_differentiability = tuple(output_differentiability)
+    return overload
 
 
 def get_packet(name):
