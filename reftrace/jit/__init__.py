@@ -5,5 +5,6 @@ from ._module_trace import trace_module, TracedModule, TopLevelTracedModule
 from .tracer import TracerWarning
 from ._check import TracingCheckError
 from .ir import Graph, Node, Value
+from ._export_module import save
 
-__all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value"]
+__all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value", "save"]
