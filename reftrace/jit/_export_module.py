@@ -224,7 +224,9 @@ def save(m, f, _extra_files=None):
     for key, raw in const_storages.storage_bytes():
         z.write(f"constants/{key}", raw)
     z.write("constants.pkl", constants_pkl)
-    z.write("version", f"{serializer.version()}\n".encode())
+    version = serializer.version()
+    # PyTorchStreamWriter::writeEndOfFile: from version 6 on the record is .data/version
+    z.write(".data/version" if version >= 6 else "version", f"{version}\n".encode())
     z.write("byteorder", b"little")
     z.write(".data/serialization_id", _ser.serialization_id().encode())
     z.save(f)
