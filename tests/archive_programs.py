@@ -130,3 +130,33 @@ GOLDEN = {
     "callee": "callee/function",
     "mlp": "examples/mlp.py",
 }
+
+
+# -- torch.save / reftrace.save objects (tests/test_serialization.py) ------------------------------
+
+DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+          "complex64", "complex128")
+
+
+def saved_object(lib):
+    """A deterministic object of everything torch.save's weights-only format holds: views sharing
+    one storage (transposed, sliced with an offset), every dtype, a Linear's state dict
+    (OrderedDict with _metadata), a parameter, a tensor requiring grad, nested containers and
+    Python scalars, a dtype, a device and a Size."""
+    x = lib.arange(12.).view(3, 4)
+    lin = lib.nn.Linear(3, 2)
+    with lib.no_grad():
+        lin.weight.copy_(lib.arange(6.).view(2, 3) / 4)
+        lin.bias.copy_(lib.tensor([0.5, -0.5]))
+    return {
+        "x": x, "t": x.t(), "sl": x[1:, 2:], "row": x[2],
+        "dtypes": {d: (lib.arange(-2, 2) * 3).to(getattr(lib, d)) for d in DTYPES},
+        "linear": lin.state_dict(),
+        "param": lib.nn.Parameter(lib.ones(2)),
+        "grad": lib.ones(3).requires_grad_(),
+        "empty": lib.zeros(0, 3),
+        "scalar": lib.tensor(7, dtype=lib.int64),
+        "nested": [1, 2.5, "s", None, (True, -3, 1 << 40), {"k": [lib.ones(1)]}],
+        "complex": 1 + 2j, "bytes": b"\x00\xff", "dtype": lib.float16, "device": lib.device("cpu"),
+        "size": lib.Size([2, 3]),
+    }

@@ -1,4 +1,5 @@
-"""Write torch 2.13's TorchScript archives of the archive programs (tests/archive_programs.py).
+"""Write torch 2.13's TorchScript archives of the archive programs (tests/archive_programs.py),
+and torch.save's file of archive_programs.saved_object (torch_save.pt).
 
     python tests/gen_archive_golden.py                 # the GOLDEN subset -> tests/data/archives/
     python tests/gen_archive_golden.py --out DIR --all # every program -> DIR (what the tests use)
@@ -47,6 +48,8 @@ def write_archives(names, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     for key, name in names.items():
         _save_in_child(torch, programs[name], os.path.join(out_dir, key + ".pt"))
+    # torch.save's format: the object of every kind test_serialization.py checks
+    torch.save(archive_programs.saved_object(torch), os.path.join(out_dir, "torch_save.pt"))
 
 
 def file_key(name):
