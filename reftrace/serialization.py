@@ -191,9 +191,11 @@ class StorageLoader:
                 f"{self.what}: storage record {name!r} holds {self.reader.size_of(name)} bytes "
                 f"but is declared as {numel} elements of {dtype} ({nbytes} bytes)")
         dev = resolve_location(location, self.map_location, self.what)
-        raw = self.reader.read(name, nbytes)
-        np_dtype = dtype.np.newbyteorder("<" if self.byteorder == "little" else ">")
-        arr = np.frombuffer(raw, dtype=np_dtype, count=numel).astype(dtype.np, copy=True)
+        # allocated only now: the record is known to hold nbytes
+        arr = np.empty(numel, dtype=dtype.np.newbyteorder("<" if self.byteorder == "little" else ">"))
+        self.reader.read_into(name, arr)
+        if arr.dtype != dtype.np:
+            arr = arr.astype(dtype.np)
         if dev.type != "cpu":
             arr = get_backend(dev.type).from_host(arr)
         root = _fresh(arr, dtype, dev)
@@ -265,10 +267,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if pickle_module is not None:
         raise RuntimeError("reftrace.load reads with its own unpickler; pickle_module is not supported")
     what = _describe_file(f)
-    reader = ZipReader(f, what)
-    if reader.has("constants.pkl") and reader.has("code/__torch__.py") or \
-            any(n.startswith("code/") for n in reader.names()):
-        raise RuntimeError(f"{what} is a TorchScript archive: load it with reftrace.jit.load")
-    check_version(reader, what)
-    byteorder = check_byteorder(reader, what)
-    return unpickle_record(reader, "data.pkl", "data", map_location, byteorder, what)
+    with ZipReader(f, what) as reader:
+        if reader.has("constants.pkl") or any(n.startswith("code/") for n in reader.names()):
+            raise RuntimeError(f"{what} is a TorchScript archive: load it with reftrace.jit.load")
+        check_version(reader, what)
+        byteorder = check_byteorder(reader, what)
+        return unpickle_record(reader, "data.pkl", "data", map_location, byteorder, what)
