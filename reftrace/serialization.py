@@ -66,7 +66,7 @@ class StorageTable:
         if t.dtype not in STORAGE_NAMES:
             raise RuntimeError(f"cannot save a tensor of dtype {t.dtype}")
         flat, offset = _storage_array(t)
-        return ("storage", STORAGE_NAMES[t.dtype], key, str(t.device), int(flat.shape[0])), offset
+        return ("storage", STORAGE_NAMES[t.dtype], key, location_tag(t.device), int(flat.shape[0])), offset
 
     def storage_bytes(self):
         """(key, bytes) for each storage, in key order: little-endian, as torch writes them."""
@@ -76,6 +76,11 @@ class StorageTable:
             flat, _ = _storage_array(root)
             host = np.asarray(get_backend(root.device.type).to_host(flat))
             yield str(i), np.ascontiguousarray(host, dtype=host.dtype.newbyteorder("<")).tobytes()
+
+
+def location_tag(device):
+    """torch's location_tag: 'cpu', or 'cuda:<index>' (always with an index)."""
+    return "cpu" if device.type == "cpu" else f"{device.type}:{device.index or 0}"
 
 
 def serialization_id():
