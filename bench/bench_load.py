@@ -1,11 +1,11 @@
 """Loading a ResNet-18-sized model (11.7M parameters, ~47 MB): reftrace vs torch, one run.
 
-    .venv/bin/python bench/bench_load.py            # 5 repeats each
+    .venv/bin/python bench/bench_load.py            # 7 rounds
     .venv/bin/python bench/bench_load.py --quick    # 2 repeats
 
 torch builds a ResNet-18 (defined here: torchvision is not a dependency), traces it and saves
 it twice: ``torch.jit.save`` (a TorchScript archive) and ``torch.save(state_dict)``. Then, in
-the same run, single-threaded, the best of N loads of each file:
+the same run, single-threaded, the best of N rounds (the loaders take turns in each) of:
 
 - state dict: ``reftrace.load`` vs ``torch.load`` (weights_only=True, torch's default);
 - archive: ``reftrace.jit.load`` vs ``torch.jit.load``, when reftrace.jit.load exists on this
@@ -81,10 +81,14 @@ def main(repeat):
     jit_load = getattr(reftrace.jit, "load", None)
     if jit_load is not None:
         rows.insert(3, ("archive: reftrace.jit.load", lambda: jit_load(archive)))
-    times = {}
-    for name, fn in rows:
+    for _, fn in rows:
         fn()  # warm: imports, file cache
-        times[name] = best(fn, repeat)
+    # the loaders take turns in each round, so a noisy moment on a shared machine slows all alike
+    times = dict.fromkeys(dict(rows), float("inf"))
+    for _ in range(repeat):
+        for name, fn in rows:
+            times[name] = min(times[name], best(fn, 1))
+    for name in times:
         print(f"  {name:48s} {times[name] * 1e3:8.1f} ms")
     print(f"ratio state dict reftrace/torch: "
           f"{times['state dict: reftrace.load'] / times['state dict: torch.load']:.2f}x")
@@ -96,4 +100,4 @@ def main(repeat):
 
 
 if __name__ == "__main__":
-    main(2 if "--quick" in sys.argv else 5)
+    main(2 if "--quick" in sys.argv else 7)
