@@ -433,3 +433,17 @@ def test_archive_storage_shorter_than_tensor():
     recs["constants.pkl"] = b"\x80\x02cos\nsystem\n."
     with pytest.raises(RuntimeError, match="GLOBAL os.system"):
         read_torchscript_archive(_zip(recs))
+
+
+def test_shared_and_self_referencing_containers():
+    shared, t = [1], reftrace.ones(2)
+    loop = [shared]
+    loop.append(loop)
+    back = reftrace.load(io.BytesIO(rt_save({"a": shared, "b": shared, "loop": loop, "t1": t, "t2": t,
+                                             "long": tuple(range(5))})))
+    assert back["a"] is back["b"] and back["loop"][1] is back["loop"] and back["t1"] is back["t2"]
+    assert back["long"] == (0, 1, 2, 3, 4)
+    tup = ([],)
+    tup[0].append(tup)
+    with pytest.raises(ValueError, match="tuple that contains itself"):
+        reftrace.save(tup, io.BytesIO())
