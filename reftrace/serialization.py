@@ -76,7 +76,8 @@ class StorageTable:
         for i, root in enumerate(self.roots):
             flat, _ = _storage_array(root)
             host = np.asarray(get_backend(root.device.type).to_host(flat))
-            yield str(i), np.ascontiguousarray(host, dtype=host.dtype.newbyteorder("<")).tobytes()
+            host = np.ascontiguousarray(host, dtype=host.dtype.newbyteorder("<"))
+            yield str(i), memoryview(host.reshape(-1)).cast("B")  # written without a copy
 
 
 def location_tag(device):
