@@ -24,6 +24,8 @@ import warnings
 from .._tensor import Tensor
 from ..ops import PACKETS, get_packet
 from ..ops.nn_bindings import avg_pool2d, conv1d, conv2d  # noqa: F401  (torch's C++ builtins)
+from ..ops.nn_bindings import (conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
+                               conv_transpose3d)
 
 
 def _aten(name):
@@ -375,3 +377,26 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if reduction == "mean":
         return _aten("sum")(weighted) / _aten("sum")(weight)
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+# -- nn-layers: convolution-like data movement (torch's C++ builtins, one ATen op each) ------------
+
+pixel_shuffle = _builtin("pixel_shuffle")
+pixel_unshuffle = _builtin("pixel_unshuffle")
+channel_shuffle = _builtin("channel_shuffle")
+native_channel_shuffle = _builtin("native_channel_shuffle")
+
+
+def _pair(x):
+    from .modules.utils import _pair as pair
+    return pair(x)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    return _aten("im2col")(input, _pair(kernel_size), _pair(dilation), _pair(padding),
+                           _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    return _aten("col2im")(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
+                           _pair(padding), _pair(stride))

@@ -18,9 +18,11 @@ def _int_list(v, n):
     return [v] * n if isinstance(v, numbers.Integral) else list(v)
 
 
-def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
-    """at::conv{n}d: batchify, then at::convolution, which records _convolution(_mode)
-    (conv{n}d and convolution themselves are on the tracer's do-not-record list)."""
+def _conv(name, n, input, weight, bias, stride, padding, dilation, groups, transposed=False,
+          output_padding=0):
+    """at::conv{n}d / at::conv_transpose{n}d: batchify, then at::convolution, which records
+    _convolution(_mode) (conv{n}d, conv_transpose{n}d and convolution themselves are on the
+    tracer's do-not-record list)."""
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, "
                            f"but got input of size: [{', '.join(map(str, input.shape_tuple))}]")
@@ -35,7 +37,8 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
         # marks it, as here.
         with no_grad():
             out = get_packet("_convolution")(x, weight, bias, stride, _int_list(padding, n),
-                                             dilation, False, [0] * n, groups, False, False, True, True)
+                                             dilation, transposed, _int_list(output_padding, n),
+                                             groups, False, False, True, True)
         if GRAD.enabled and any(t is not None and t.requires_grad for t in (x, weight, bias)):
             out.requires_grad = True
     return out if batched else out.squeeze(0)
@@ -47,6 +50,28 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv("conv_transpose1d", 1, input, weight, bias, stride, padding, dilation, groups,
+                 True, output_padding)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, groups,
+                 True, output_padding)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv("conv_transpose3d", 3, input, weight, bias, stride, padding, dilation, groups,
+                 True, output_padding)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,

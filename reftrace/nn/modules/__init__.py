@@ -3,7 +3,7 @@ from .module import Module  # noqa: F401
 from .activation import ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
-from .conv import Conv1d, Conv2d  # noqa: F401
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
 from .dropout import Dropout  # noqa: F401
 from .flatten import Flatten  # noqa: F401
 from .linear import Bilinear, Identity, Linear  # noqa: F401
@@ -16,3 +16,10 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Dropout",
            "Embedding", "Flatten", "ReLU", "GELU", "SiLU", "LeakyReLU", "ELU", "Sigmoid", "Tanh",
            "Softmax", "LogSoftmax"]
+
+# the layers of nn-layers (issue 11), one block per torch file
+__all__ += ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+from .channelshuffle import ChannelShuffle  # noqa: F401,E402
+from .fold import Fold, Unfold  # noqa: F401,E402
+from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: F401,E402
+__all__ += ["ChannelShuffle", "Fold", "Unfold", "PixelShuffle", "PixelUnshuffle"]
