@@ -18,14 +18,23 @@ adaptive_avg_pool2d, embedding, mse_loss), this code reads it too, the same way:
 those reads record ``aten::size`` nodes; dead ones are removed afterwards, but they have taken
 value numbers, so the printed graph numbers its values exactly as torch's does.
 """
+import math
 import numbers
 import warnings
+
+from .. import _dtype, _factories
+from .._dispatch import STATE as _DISPATCH
 
 from .._tensor import Tensor
 from ..ops import PACKETS, get_packet
 from ..ops.nn_bindings import avg_pool2d, conv1d, conv2d  # noqa: F401  (torch's C++ builtins)
-from ..ops.nn_bindings import (conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
-                               conv_transpose3d)
+from ..ops.nn_bindings import (avg_pool1d, avg_pool3d, conv3d, conv_transpose1d,  # noqa: F401
+                               conv_transpose2d, conv_transpose3d)
+
+
+def _tracing():
+    """torch._C._get_tracing_state() is not None"""
+    return _DISPATCH.tracer is not None
 
 
 def _aten(name):
@@ -251,7 +260,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     elif align_corners is None:
         align_corners = False
     dim = input.dim() - 2
-    spatial = list(input.shape_tuple[2:])
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     elif size is not None:
@@ -260,9 +268,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             if len(size) != dim:
                 raise ValueError(
                     "Input and output must have the same number of spatial dimensions, but got input "
-                    f"with spatial dimensions of {spatial} and output size of {size}. Please provide "
-                    "input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
-                    "format.")
+                    f"with spatial dimensions of {list(input.shape[2:])} and output size of {size}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                    "(o1, o2, ...,oK) format.")
             if not all(_is_integer(x) for x in size):
                 raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
                                 f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}")
@@ -275,37 +283,62 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             if len(scale_factor) != dim:
                 raise ValueError(
                     "Input and scale_factor must have the same number of spatial dimensions, but got "
-                    f"input with spatial dimensions of {spatial} and scale_factor of shape "
-                    f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
-                    "scale_factor in (s1, s2, ...,sK) format.")
+                    f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of "
+                    f"shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                    "format and scale_factor in (s1, s2, ...,sK) format.")
             scale_factors = scale_factor
         else:
             scale_factors = [scale_factor for _ in range(dim)]
     else:
         raise ValueError("either size or scale_factor should be defined")
-    if recompute_scale_factor and size is not None:
+    if recompute_scale_factor is not None and recompute_scale_factor and size is not None:
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
-    if recompute_scale_factor:
-        # NOTE a known difference: while tracing, torch computes these sizes as tensors,
-        # floor(size(x, i).float() * tensor(scale)), and a float 0-dim tensor is then accepted for
-        # the SymInt[] size (recorded as aten::Int); the op table's binder takes only integral
-        # 0-dim tensors, so reftrace reads the sizes untraced: they are constants of the trace.
-        output_size = [int(input.shape_tuple[i + 2] * scale_factors[i]) for i in range(dim)]
+    if recompute_scale_factor is not None and recompute_scale_factor:
+        if _tracing():
+            # as torch: a float tensor per size while tracing (so the scale is not baked in),
+            # floor(size(x, i).float() * tensor(scale)), then taken for a SymInt (aten::Int)
+            output_size = [_aten("floor")((input.size(i + 2).float() * _factories.tensor(
+                scale_factors[i], dtype=_dtype.float32)).float()) for i in range(dim)]
+        else:
+            output_size = [math.floor(input.shape_tuple[i + 2] * scale_factors[i])
+                           for i in range(dim)]
         scale_factors = None
-    if antialias:
-        raise NotImplementedError("reftrace: interpolate(antialias=True) is not implemented")
-    if mode == "nearest" and dim in (1, 2):
-        return _aten(f"upsample_nearest{dim}d").vec(input, output_size, scale_factors)
-    if mode == "area" and dim == 2:
-        return adaptive_avg_pool2d(input, output_size)
-    if mode == "bilinear" and dim == 2:
-        return _aten("upsample_bilinear2d").vec(input, output_size, align_corners, scale_factors)
-    if mode == "bilinear" and dim == 1:
-        raise NotImplementedError("Got 3D input, but bilinear mode needs 4D input")
-    raise NotImplementedError(f"reftrace: interpolate(mode={mode!r}) on {input.dim()}D input is not "
-                              "implemented (nearest 3D/4D, bilinear 4D and area 4D are)")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
+                         "and requires a 4-D tensor as input")
+    nd = input.dim()
+    if mode in ("nearest", "nearest-exact") and nd in (3, 4, 5):
+        name = f"upsample_nearest{nd - 2}d" if mode == "nearest" else f"_upsample_nearest_exact{nd - 2}d"
+        return _aten(name).vec(input, output_size, scale_factors)
+    if mode == "area" and nd in (3, 4, 5):
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 3](input,
+                                                                                      output_size)
+    linear = {(3, "linear"): "upsample_linear1d", (4, "bilinear"): "upsample_bilinear2d",
+              (5, "trilinear"): "upsample_trilinear3d", (4, "bicubic"): "upsample_bicubic2d"}
+    if (nd, mode) in linear:
+        name = linear[nd, mode]
+        if antialias:
+            name = f"_{name}_aa"
+        return _aten(name).vec(input, output_size, align_corners, scale_factors)
+    if nd == 4 and mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+        raise NotImplementedError("reftrace: interpolate(mode='lanczos') is not implemented")
+    wrong = {(3, "bilinear"): "Got 3D input, but bilinear mode needs 4D input",
+             (3, "trilinear"): "Got 3D input, but trilinear mode needs 5D input",
+             (4, "linear"): "Got 4D input, but linear mode needs 3D input",
+             (4, "trilinear"): "Got 4D input, but trilinear mode needs 5D input",
+             (5, "linear"): "Got 5D input, but linear mode needs 3D input",
+             (5, "bilinear"): "Got 5D input, but bilinear mode needs 4D input"}
+    if (nd, mode) in wrong:
+        raise NotImplementedError(wrong[nd, mode])
+    raise NotImplementedError(
+        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: "
+        f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -400,3 +433,165 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return _aten("col2im")(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
                            _pair(padding), _pair(stride))
+
+
+
+# -- nn-layers: pooling in 1d/2d/3d ----------------------------------------------------------------
+
+adaptive_avg_pool1d = _builtin("adaptive_avg_pool1d")
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    stride = [] if stride is None else stride
+    name = "max_pool3d_with_indices" if return_indices else "max_pool3d"
+    return _aten(name)(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _aten("adaptive_avg_pool3d")(input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _aten("adaptive_max_pool1d")(input, output_size)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    output_size = _list_with_default(output_size, input.size())
+    return _aten("adaptive_max_pool2d")(input, output_size)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    output_size = _list_with_default(output_size, input.size())
+    return _aten("adaptive_max_pool3d")(input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    if return_indices:
+        return adaptive_max_pool1d_with_indices(input, output_size)
+    return _aten("adaptive_max_pool1d")(input, output_size)[0]
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    if return_indices:
+        return adaptive_max_pool2d_with_indices(input, output_size)
+    return adaptive_max_pool2d_with_indices(input, output_size)[0]
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    if return_indices:
+        return adaptive_max_pool3d_with_indices(input, output_size)
+    return adaptive_max_pool3d_with_indices(input, output_size)[0]
+
+
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
+    """lp_pool1d/2d/3d: (sum x^p)^(1/p) through avg_pool times the window size, as torch."""
+    max_pool = (max_pool1d, max_pool2d, max_pool3d)[n - 1]
+    avg_pool = (avg_pool1d, avg_pool2d, avg_pool3d)[n - 1]
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    window = kernel_size
+    if n > 1:
+        from .modules.utils import _ntuple
+        window = 1
+        for k in _ntuple(n)(kernel_size):
+            window *= k
+    return (_aten("sign")(out) * relu(_aten("abs")(out))).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
+def _check_value(cond, message):
+    """torch._check_value: a traced size makes ``cond`` a tensor, which torch refuses."""
+    if not isinstance(cond, bool):
+        raise RuntimeError(f"cond must be a bool, but got {type(cond)}. For tensor conditions, use "
+                           "torch._check_tensor_all() to assert that all elements are true.")
+    if not cond:
+        raise ValueError(message)
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    input_size = input.size()
+    default_size = []
+    for d in range(len(kernel_size)):
+        default_size.append((input_size[-len(kernel_size) + d] - 1) * stride[d] + kernel_size[d]
+                            - 2 * padding[d])
+    if output_size is None:
+        ret = default_size
+    else:
+        if len(output_size) == len(kernel_size) + 2:
+            output_size = output_size[2:]
+        if len(output_size) != len(kernel_size):
+            raise ValueError("output_size should be a sequence containing "
+                             f"{len(kernel_size)} or {len(kernel_size) + 2} elements, but it has a "
+                             f"length of '{len(output_size)}'")
+        for d in range(len(kernel_size)):
+            min_size = default_size[d] - stride[d]
+            max_size = default_size[d] + stride[d]
+            if not (min_size < output_size[d] < max_size):
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                                 f'{min_size} and {max_size})')
+        ret = output_size
+    for d in range(len(kernel_size)):
+        _check_value(ret[d] >= 0, "max_unpooling: output_size must contain non-negative spatial "
+                     f"dimensions, but got output_size[{d}]={ret[d]}")
+    return ret
+
+
+def _unpool_args(n, kernel_size, stride, padding):
+    from .modules.utils import _ntuple
+    tup = _ntuple(n)
+    kernel_size = tup(kernel_size)
+    return kernel_size, (tup(stride) if stride is not None else kernel_size), tup(padding)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size, _stride, padding = _unpool_args(1, kernel_size, stride, padding)
+    output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
+    output_size = list(output_size) + [1] if isinstance(output_size, list) else output_size + (1,)
+    return _aten("max_unpool2d")(input.unsqueeze(-1), indices.unsqueeze(-1),
+                                 output_size).squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size, _stride, padding = _unpool_args(2, kernel_size, stride, padding)
+    output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
+    return _aten("max_unpool2d")(input, indices, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size, _stride, padding = _unpool_args(3, kernel_size, stride, padding)
+    output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
+    return _aten("max_unpool3d")(input, indices, output_size, _stride, padding)

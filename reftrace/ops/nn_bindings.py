@@ -79,3 +79,14 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     # the binding's signature says stride=None where the schema says stride=[]
     return get_packet("avg_pool2d")(input, kernel_size, [] if stride is None else stride, padding,
                                     ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return get_packet("avg_pool1d")(input, kernel_size, [] if stride is None else stride, padding,
+                                    ceil_mode, count_include_pad)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return get_packet("avg_pool3d")(input, kernel_size, [] if stride is None else stride, padding,
+                                    ceil_mode, count_include_pad, divisor_override)

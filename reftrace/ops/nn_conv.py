@@ -160,7 +160,7 @@ def _check_transposed(x, w, bias, padding, stride, dilation, output_padding, gro
         raise RuntimeError("dilation should be greater than zero")
     if ws[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
-                           f"dimension 0, but got weight of size {sizes([ws])} instead")
+                           f"dimension 0, but got weight of size [{sizes(ws)}] instead")
     if xs[1] != ws[0]:
         raise RuntimeError(
             f"Given transposed=1, weight of size {sizes(ws)}, expected input{sizes(xs)} to have "

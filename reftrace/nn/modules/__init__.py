@@ -23,3 +23,10 @@ from .channelshuffle import ChannelShuffle  # noqa: F401,E402
 from .fold import Fold, Unfold  # noqa: F401,E402
 from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: F401,E402
 __all__ += ["ChannelShuffle", "Fold", "Unfold", "PixelShuffle", "PixelUnshuffle"]
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,  # noqa: F401,E402
+                      AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool3d, LPPool1d,
+                      LPPool2d, LPPool3d, MaxPool1d, MaxPool3d, MaxUnpool1d, MaxUnpool2d,
+                      MaxUnpool3d)
+__all__ += ["AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+            "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
+            "MaxPool1d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
