@@ -22,7 +22,7 @@ import math
 import numbers
 import warnings
 
-from .. import _dtype, _factories
+from .. import _creation, _dtype
 from .._dispatch import STATE as _DISPATCH
 
 from .._tensor import Tensor
@@ -251,6 +251,17 @@ def _is_integer(x):
     return isinstance(x, numbers.Integral) or (isinstance(x, Tensor) and not x.is_floating_point())
 
 
+def _upsample_overload(name, nd, output_size, scale_factors):
+    """The .vec overload, which torch's binding calls. One nuance decides printed code: a node's
+    schema is the FIRST overload its inputs match (Node::maybeSchema), and a 1d op given a size
+    (input, int[], [bool,] None) matches the plain overload too (``scales=None`` is its last
+    argument), whose default then drops the None from ``.code``. Recording that overload
+    records the same node, so the printer sees torch's schema."""
+    if nd == 3 and scale_factors is None:
+        return _aten(name).default
+    return _aten(name).vec
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     if mode in ("nearest", "area", "nearest-exact"):
@@ -299,7 +310,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if _tracing():
             # as torch: a float tensor per size while tracing (so the scale is not baked in),
             # floor(size(x, i).float() * tensor(scale)), then taken for a SymInt (aten::Int)
-            output_size = [_aten("floor")((input.size(i + 2).float() * _factories.tensor(
+            output_size = [_aten("floor")((input.size(i + 2).float() * _creation.tensor(
                 scale_factors[i], dtype=_dtype.float32)).float()) for i in range(dim)]
         else:
             output_size = [math.floor(input.shape_tuple[i + 2] * scale_factors[i])
@@ -311,7 +322,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     nd = input.dim()
     if mode in ("nearest", "nearest-exact") and nd in (3, 4, 5):
         name = f"upsample_nearest{nd - 2}d" if mode == "nearest" else f"_upsample_nearest_exact{nd - 2}d"
-        return _aten(name).vec(input, output_size, scale_factors)
+        return _upsample_overload(name, nd, output_size, scale_factors)(input, output_size,
+                                                                         scale_factors)
     if mode == "area" and nd in (3, 4, 5):
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 3](input,
                                                                                       output_size)
@@ -321,7 +333,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         name = linear[nd, mode]
         if antialias:
             name = f"_{name}_aa"
-        return _aten(name).vec(input, output_size, align_corners, scale_factors)
+        return _upsample_overload(name, nd, output_size, scale_factors)(
+            input, output_size, align_corners, scale_factors)
     if nd == 4 and mode == "lanczos":
         if align_corners:
             raise ValueError("Lanczos mode does not support align_corners=True")
@@ -595,3 +608,23 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     kernel_size, _stride, padding = _unpool_args(3, kernel_size, stride, padding)
     output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
     return _aten("max_unpool3d")(input, indices, output_size, _stride, padding)
+
+
+# -- nn-layers: the deprecated upsample functionals --------------------------------------------------
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -65,7 +65,7 @@ def _check_pool(x, name, k, s, p, d, ceil_mode):
     elif k[0] <= 0:
         raise RuntimeError(f"{name}() kernel_size must be greater than zero, but got {k[0]}")
     for kk, pp, dd in zip(k, p, d):
-        if nd == 1 and pp > kk // 2:
+        if name == "max_pool1d" and pp > kk // 2:
             raise RuntimeError(f"{name}() padding should be at most half of kernel size, but got "
                                f"padding={pp} and kernel_size={kk}")
         if pp > ((kk - 1) * dd + 1) // 2:
@@ -269,13 +269,13 @@ def adaptive_avg_pool2d(self, output_size):
 @op("avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, "
     "bool ceil_mode=False, bool count_include_pad=True) -> Tensor")
 def avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad):
-    # ATen's check1d, then avg_pool2d on a height-1 view
-    for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding)):
-        if len(v) > 1:
-            raise RuntimeError(f"avg_pool1d() argument '{what}' should contain one int (got {len(v)})")
+    # ATen's checkDimRange and check1d, then avg_pool2d on a height-1 view
     if self.ndim not in (2, 3):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {self.ndim}-dimensional tensor for "
                            "argument #1 'self' (while checking arguments for avg_pool1d)")
+    for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding)):
+        if len(v) > 1:
+            raise RuntimeError(f"avg_pool1d() argument '{what}' should contain one int (got {len(v)})")
     if self.dtype is D.bool or self.dtype.is_complex or not self.dtype.is_floating_point and \
             self.dtype.name != "int64":
         raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{self.dtype.ir_name}'")
@@ -342,9 +342,9 @@ def _max_unpool(self, indices, output_size, name):
     src = self._array.reshape(-1, int(np.prod(self.shape_tuple[-nd:])))
     idx = indices._array.reshape(src.shape)
     if idx.size and (idx.min() < 0 or idx.max() >= plane):
-        bad = int(idx[(idx < 0) | (idx >= plane)][0])
+        bad = int(idx[(idx < 0) | (idx >= plane)][-1])  # ATen's loop keeps the last one
         raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
-                           f"{'x'.join(map(str, output_size))}")
+                           f"{'x'.join(map(str, output_size))})")
     out = xp.zeros((src.shape[0], plane), dtype=self._array.dtype)
     xp.put_along_axis(out, idx, src, axis=1)
     return _fresh(out.reshape(tuple(lead) + tuple(output_size)), self.dtype, self.device)

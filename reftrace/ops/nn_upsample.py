@@ -69,6 +69,7 @@ def _nearest_index(in_size, out_size, scale, exact=False):
 
 
 def _nearest(x, output_size, scales, exact=False):
+    output_size = [int(o) for o in output_size]  # (floats: traced recomputed sizes)
     dims = len(output_size)
     _check(x, output_size, dims)
     if not (x.dtype.is_floating_point or x.dtype.name == "uint8"):
@@ -248,6 +249,7 @@ def _aa_cubic(x):
 def _separable(x, output_size, taps, name, order=None):
     """Interpolate one spatial axis at a time: out = sum_k w[o, k] * in[idx[o, k]].
     ``taps(in_size, out_size, axis_index, ftype)`` gives (idx, w) for one axis."""
+    output_size = [int(o) for o in output_size]  # (floats: traced recomputed sizes)
     dims = len(output_size)
     _check(x, output_size, dims)
     if not x.dtype.is_floating_point:
