@@ -628,3 +628,65 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# -- nn-layers: activations --------------------------------------------------------------------------
+
+prelu = _builtin("prelu")
+logsigmoid = _builtin("log_sigmoid")
+hardshrink = _builtin("hardshrink")
+softshrink = _builtin("softshrink")
+elu_ = _builtin("elu_")
+leaky_relu_ = _builtin("leaky_relu_")
+hardtanh_ = _builtin("hardtanh_")
+threshold_ = _builtin("threshold_")
+relu_ = _builtin("relu_")
+celu_ = _builtin("celu_")
+selu_ = _builtin("selu_")
+rrelu_ = _builtin("rrelu_")
+
+
+def hardswish(input, inplace=False):
+    return _aten("hardswish_" if inplace else "hardswish")(input)
+
+
+def hardsigmoid(input, inplace=False):
+    return _aten("hardsigmoid_" if inplace else "hardsigmoid")(input)
+
+
+def mish(input, inplace=False):
+    return _aten("mish_" if inplace else "mish")(input)
+
+
+def selu(input, inplace=False):
+    return _aten("selu_" if inplace else "selu")(input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _aten("celu_" if inplace else "celu")(input, alpha)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _aten("glu")(input, dim)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    return _aten("rrelu_" if inplace else "rrelu")(input, lower, upper, training)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    if dtype is None:
+        return (-input).softmax(dim)
+    return (-input).softmax(dim, dtype=dtype)

@@ -32,3 +32,9 @@ __all__ += ["AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "Adap
             "MaxPool1d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: F401,E402
 __all__ += ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]
+from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish,  # noqa: F401,E402
+                         Hardtanh, LogSigmoid, Mish, PReLU, ReLU6, RReLU, Softmax2d, Softmin,
+                         Softplus, Softshrink, Softsign, Tanhshrink, Threshold)
+__all__ += ["CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
+            "LogSigmoid", "Mish", "PReLU", "ReLU6", "RReLU", "Softmax2d", "Softmin", "Softplus",
+            "Softshrink", "Softsign", "Tanhshrink", "Threshold"]
