@@ -51,6 +51,9 @@ def compare_forward(make, inputs, *, train=False, atol=1e-5, rtol=1e-5, check_st
         got = rt(*lib_inputs(reftrace, inputs))
         expected = th(*lib_inputs(torch, inputs))
     assert_same(got, expected, atol=atol, rtol=rtol, check_stride=check_stride)
+    th_state = th.state_dict()
+    for k, v in rt.state_dict().items():  # running statistics included
+        assert_same(v, th_state[k], atol=atol, rtol=rtol, path=k)
     return rt, th
 
 

@@ -244,6 +244,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 def pad(input, pad, mode="constant", value=None):
+    if isinstance(value, bool):  # torch's binding takes a bool for the float (recorded as 1.)
+        value = float(value)
     return _aten("pad")(input, pad, mode, value)
 
 
@@ -690,3 +692,47 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is None:
         return (-input).softmax(dim)
     return (-input).softmax(dim, dtype=dtype)
+
+
+# -- nn-layers: normalisation ------------------------------------------------------------------------
+
+def _verify_spatial_size(size):
+    size_prods = 1
+    for i in range(2, len(size)):
+        size_prods *= size[i]
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    return _aten("instance_norm")(input, weight, bias, running_mean, running_var, use_input_stats,
+                                  momentum, eps, True)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _aten("rms_norm")(input, normalized_shape, weight, eps)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got "
+                         f"{dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = div.unsqueeze(1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div

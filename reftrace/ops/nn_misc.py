@@ -174,9 +174,54 @@ def _np_pad(self, pad, mode, dims):
                     f"Argument #{4 + 2 * j}: Padding size should be less than the corresponding "
                     f"input dimension, but got: padding ({b}, {e}) at dimension {d} of input "
                     f"{sizes(shape)}")
+    _check_negative_padding(self, pairs, mode, dims)
     xp = xp_of(self)
-    np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
-    return _fresh(xp.pad(self._array, pairs, mode=np_mode), self.dtype, self.device)
+    a = self._array
+    # one gather per padded dim with ATen's index arithmetic, which also covers negative padding
+    # (a crop on that side): reflect mirrors about the ORIGINAL edges, replicate clamps to them,
+    # circular wraps within what is left after cropping
+    for d in range(self.ndim - dims, self.ndim):
+        b, e = pairs[d]
+        if (b, e) == (0, 0):
+            continue
+        L = shape[d]
+        out = L + b + e
+        j = np.arange(out) - b
+        if mode == "reflect":
+            j = np.abs(j)
+            j = np.where(j >= L, 2 * (L - 1) - j, j)
+        elif mode == "replicate":
+            j = np.clip(j, 0, L - 1)
+        else:
+            lo, core = max(-b, 0), L - max(-b, 0) - max(-e, 0)
+            j = lo + np.mod(j + b - max(b, 0), core) if core > 0 else j
+        a = xp.take(a, xp.asarray(j), axis=d)
+    return _fresh(xp.ascontiguousarray(a), self.dtype, self.device)
+
+
+def _check_negative_padding(self, pairs, mode, dims):
+    """What ATen says when negative padding leaves too little (each kernel its own words)."""
+    shape = self.shape_tuple
+    spatial = list(range(self.ndim - dims, self.ndim))
+    out = {d: shape[d] + pairs[d][0] + pairs[d][1] for d in spatial}
+    if mode == "circular":
+        if any(o < 0 for o in out.values()):
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        return
+    names = "DHW"[3 - dims:]
+    if dims < 3 and all(o < 1 for o in out.values()):
+        comma = "" if mode == "replicate" and dims == 2 else ","
+        ins = ", ".join(f"{n}: {shape[d]}" for n, d in zip(names, spatial))
+        if comma == "":
+            ins = ins + " "
+        outs = " ".join(f"{n}: {out[d]}" for n, d in zip(names, spatial))
+        raise RuntimeError(f"input ({ins}) is too small. Calculated output {outs}")
+    if any(o < 0 for o in out.values()):
+        if mode == "reflect" and dims == 2:
+            raise RuntimeError("numel: integer multiplication overflow")
+        full = [out.get(d, shape[d]) for d in range(self.ndim)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(out.values())}: {sizes(full)}")
 
 
 def _register_pad(mode, aten, dims):

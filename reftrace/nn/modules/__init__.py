@@ -38,3 +38,16 @@ from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish,  #
 __all__ += ["CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
             "LogSigmoid", "Mish", "PReLU", "ReLU6", "RReLU", "Softmax2d", "Softmin", "Softplus",
             "Softshrink", "Softsign", "Tanhshrink", "Threshold"]
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d,  # noqa: F401,E402
+                      ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,
+                      ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
+                      ZeroPad1d, ZeroPad2d, ZeroPad3d)
+__all__ += ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
+            "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+            "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d",
+            "ZeroPad3d"]
+from .batchnorm import BatchNorm3d, SyncBatchNorm  # noqa: F401,E402
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: F401,E402
+from .normalization import CrossMapLRN2d, LocalResponseNorm, RMSNorm  # noqa: F401,E402
+__all__ += ["BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+            "CrossMapLRN2d", "LocalResponseNorm", "RMSNorm"]
