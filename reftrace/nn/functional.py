@@ -736,3 +736,57 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         div = div.view(sizes)
     div = div.mul(alpha).add(k).pow(beta)
     return input / div
+
+
+# -- nn-layers: dropout ------------------------------------------------------------------------------
+
+def _channel_dropout(input, p, training, inplace, batched):
+    """dropout1d / dropout3d: feature_dropout on a batch (an unbatched input unsqueezed)."""
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _aten("feature_dropout_" if inplace else "feature_dropout")(input, p, training)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {inp_dim}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+            "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _channel_dropout(input, p, training, inplace, inp_dim == 3)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {inp_dim}-D input to dropout3d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout3d exists to provide channel-wise "
+            "dropout on inputs with 3 spatial dimensions, a channel dimension, and an optional batch "
+            "dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    return _channel_dropout(input, p, training, inplace, inp_dim == 5)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _aten("alpha_dropout_" if inplace else "alpha_dropout")(input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _aten("feature_alpha_dropout_" if inplace else "feature_alpha_dropout")(input, p,
+                                                                                  training)
+
+
+# -- nn-layers: distances ----------------------------------------------------------------------------
+
+pairwise_distance = _builtin("pairwise_distance")
+cosine_similarity = _builtin("cosine_similarity")
+pdist = _builtin("pdist")

@@ -59,6 +59,52 @@ def feature_dropout_(self, p, train):
     return _dropout(self, p, train, True, True)
 
 
+def _alpha_dropout(x, p, train, feature, inplace):
+    """ATen's _dropout_impl with alpha_dropout: kept elements scaled by a, dropped ones set so
+    that mean and variance are preserved for SELU networks (alpha = SELU's alpha * scale)."""
+    if p == 0 or not train or x._array.size == 0:
+        return x
+    if feature and x.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    xp = xp_of(x)
+    if p == 1:
+        result = x._array * xp.zeros((), dtype=x.dtype.np)
+    else:
+        shape = x.shape_tuple[:2] + (1,) * (x.ndim - 2) if feature else x.shape_tuple
+        noise = bernoulli_draws(x.device, shape, 1 - p).astype(x.dtype.np)
+        alpha = 1.7580993408473766
+        a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
+        t = x.dtype.np.type
+        b = (noise + t(-1)) * t(alpha * a) + t(alpha * a * p)
+        result = x._array * (noise * t(a)) + b
+    if inplace:
+        x._array[...] = result
+        x._version += 1
+        return x
+    return _fresh(result.astype(x.dtype.np), x.dtype, x.device)
+
+
+@op("alpha_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
+def alpha_dropout(input, p, train):
+    return _alpha_dropout(input, p, train, False, False)
+
+
+@op("feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
+def feature_alpha_dropout(input, p, train):
+    return _alpha_dropout(input, p, train, True, False)
+
+
+@op("alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
+def alpha_dropout_(self, p, train):
+    return _alpha_dropout(self, p, train, False, True)
+
+
+@op("feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)",
+    nondeterministic=True)
+def feature_alpha_dropout_(self, p, train):
+    return _alpha_dropout(self, p, train, True, True)
+
+
 # -- embedding, one_hot ----------------------------------------------------------------------------
 
 @op("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "

@@ -51,3 +51,9 @@ from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa
 from .normalization import CrossMapLRN2d, LocalResponseNorm, RMSNorm  # noqa: F401,E402
 __all__ += ["BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "CrossMapLRN2d", "LocalResponseNorm", "RMSNorm"]
+from .dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: F401,E402
+__all__ += ["AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401,E402
+__all__ += ["CosineSimilarity", "PairwiseDistance"]
+from .flatten import Unflatten  # noqa: F401,E402
+__all__ += ["Unflatten"]
