@@ -790,3 +790,245 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 pairwise_distance = _builtin("pairwise_distance")
 cosine_similarity = _builtin("cosine_similarity")
 pdist = _builtin("pdist")
+
+
+# -- nn-layers: losses -------------------------------------------------------------------------------
+
+def _loss_enum(size_average, reduce, reduction):
+    """_Reduction.legacy_get_enum / get_enum."""
+    if size_average is not None or reduce is not None:
+        return _reduction_enum(_legacy_reduction(size_average, reduce))
+    return _reduction_enum(reduction)
+
+
+def _warn_target_size(input, target):
+    if target.size() != input.size():
+        warnings.warn(
+            f"Using a target size ({target.size()}) that is different to the input size "
+            f"({input.size()}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.", stacklevel=3)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction_enum = _loss_enum(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
+                         f"size ({input.size()}) is deprecated. Please ensure they have the same "
+                         "size.")
+    if weight is not None:
+        from ..ops._iter import broadcast_shapes
+        weight = weight.expand(broadcast_shapes(target.shape_tuple, weight.shape_tuple))
+    return _aten("binary_cross_entropy")(input, target, weight, reduction_enum)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    reduction_enum = _loss_enum(size_average, reduce, reduction)
+    if not (target.size() == input.size()):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
+                         f"({input.size()})")
+    return _aten("binary_cross_entropy_with_logits")(input, target, weight, pos_weight,
+                                                      reduction_enum)
+
+
+def _weighted_elementwise(loss, weight, input, reduction):
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    weighted = loss * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return _aten("sum")(weighted)
+    if reduction == "mean":
+        return weighted
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _warn_target_size(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    expanded_input, expanded_target = _aten("broadcast_tensors")([input, target])
+    if weight is not None:
+        weighted = _weighted_elementwise(_aten("abs")(expanded_input - expanded_target), weight,
+                                         input, reduction)
+        if reduction == "mean":
+            return _aten("sum")(weighted) / _aten("sum")(weight)
+        return weighted
+    return _aten("l1_loss")(expanded_input, expanded_target, _reduction_enum(reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _warn_target_size(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    expanded_input, expanded_target = _aten("broadcast_tensors")([input, target])
+    if beta == 0.0:
+        return _aten("l1_loss")(expanded_input, expanded_target, _reduction_enum(reduction))
+    return _aten("smooth_l1_loss")(expanded_input, expanded_target, _reduction_enum(reduction),
+                                   beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _warn_target_size(input, target)
+    expanded_input, expanded_target = _aten("broadcast_tensors")([input, target])
+    if weight is None:
+        return _aten("huber_loss")(expanded_input, expanded_target, _reduction_enum(reduction),
+                                   delta)
+    unweighted = _aten("huber_loss")(expanded_input, expanded_target, _reduction_enum("none"),
+                                     delta)
+    weighted = _weighted_elementwise(unweighted, weight, input, reduction)
+    return weighted.mean() if reduction == "mean" else weighted
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        reduction_enum = _reduction_enum(_legacy_reduction(size_average, reduce))
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the support "
+                "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+                "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+                "major release.", stacklevel=2)
+        reduction_enum = _reduction_enum("sum" if reduction == "batchmean" else reduction)
+    reduced = _aten("kl_div")(input, target, reduction_enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return _aten("poisson_nll_loss")(input, target, log_input, full, eps,
+                                     _reduction_enum(reduction))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _aten("ones_like")(input)
+    elif _aten("any")(var < 0):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = _aten("unsqueeze")(var, -1)
+        elif input.ndim == var.ndim and sum(y for x, y in zip(input.size(), var.size())
+                                            if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    from ..autograd import no_grad
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (_aten("log")(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    reduction_enum = _loss_enum(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _aten("margin_ranking_loss")(input1, input2, target, margin, reduction_enum)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    return _aten("hinge_embedding_loss")(input, target, margin,
+                                         _loss_enum(size_average, reduce, reduction))
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _aten("soft_margin_loss")(input, target, _loss_enum(size_average, reduce, reduction))
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    C = input.size(class_dim)
+    loss = loss.sum(dim=class_dim) / C
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    reduction_enum = _loss_enum(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return _aten("multi_margin_loss")(input, target, p, margin, weight, reduction_enum)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _aten("multilabel_margin_loss")(input, target,
+                                           _loss_enum(size_average, reduce, reduction))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    return _aten("cosine_embedding_loss")(input1, input2, target, margin,
+                                          _loss_enum(size_average, reduce, reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    reduction_enum = _loss_enum(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _aten("triplet_margin_loss")(anchor, positive, negative, margin, p, eps, swap,
+                                        reduction_enum)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
+    if distance_function is None:
+        distance_function = _aten("pairwise_distance")
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = _aten("minimum")(dist_neg, distance_function(positive, negative))
+    loss = _aten("clamp_min")(margin + dist_pos - dist_neg, 0)
+    if reduction == "sum":
+        return _aten("sum")(loss)
+    if reduction == "mean":
+        return _aten("mean")(loss)
+    return loss
