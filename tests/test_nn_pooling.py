@@ -63,7 +63,9 @@ def test_max_unpool(n, x, kw):
         unpool = (m.nn.MaxUnpool1d, m.nn.MaxUnpool2d, m.nn.MaxUnpool3d)[n - 1](2, **kw)
         out, idx = pool(x, 2, kw.get("stride"), kw.get("padding", 0), return_indices=True)
         return unpool(out, idx), repr(unpool)
-    check(fn, x)
+    # with overlapping windows some configurations name an invalid index: which one ATen names
+    # depends on its thread schedule (see test_max_unpool_invalid_index)
+    check(fn, x, check_message=False)
 
 
 @pytest.mark.parametrize("fn", [
