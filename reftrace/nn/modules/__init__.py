@@ -67,3 +67,13 @@ __all__ += ["BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropy
             "MarginRankingLoss", "MSELoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
             "MultiMarginLoss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "SmoothL1Loss",
             "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]
+from .batchnorm import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d  # noqa: F401,E402
+from .conv import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,  # noqa: F401,E402
+                   LazyConvTranspose2d, LazyConvTranspose3d)
+from .instancenorm import LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d  # noqa: F401,E402
+from .linear import LazyLinear  # noqa: F401,E402
+__all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d",
+            "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear"]
+from .container import Container  # noqa: F401,E402
+__all__ += ["Container"]

@@ -11,6 +11,8 @@ from ..._creation import tensor as _tensor
 from ...autograd import no_grad
 from .. import functional as F
 from ._affine import register_affine, reset_affine
+from ..parameter import UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -156,3 +158,45 @@ class SyncBatchNorm(_BatchNorm):
             module_output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         del module
         return module_output
+
+
+# -- lazy batch norms: num_features from the first input ----------------------------------------------
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, eps, momentum, False, False, **factory_kwargs)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(**factory_kwargs)
+            self.bias = UninitializedParameter(**factory_kwargs)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(**factory_kwargs)
+            self.running_var = UninitializedBuffer(**factory_kwargs)
+            self.num_batches_tracked = _tensor(0, dtype=D.int64, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+def _lazy_norm(name, base):
+    return type(name, (_LazyNormBase, base), {"cls_to_become": base, "__module__": __name__})
+
+
+LazyBatchNorm1d = _lazy_norm("LazyBatchNorm1d", BatchNorm1d)
+LazyBatchNorm2d = _lazy_norm("LazyBatchNorm2d", BatchNorm2d)
+LazyBatchNorm3d = _lazy_norm("LazyBatchNorm3d", BatchNorm3d)

@@ -11,7 +11,8 @@ from ... import _factories
 from ...autograd import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
@@ -210,3 +211,73 @@ def _transposed(name, ntuple):
 ConvTranspose1d = _transposed("ConvTranspose1d", _single)
 ConvTranspose2d = _transposed("ConvTranspose2d", _pair)
 ConvTranspose3d = _transposed("ConvTranspose3d", _triple)
+
+
+# -- lazy convolutions: in_channels from the first input ----------------------------------------------
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    _num_spatial_dims = None
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                self.weight.materialize((self.in_channels, self.out_channels // self.groups,
+                                         *self.kernel_size))
+            else:
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups,
+                                         *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        num_dims_no_batch = self._num_spatial_dims + 1
+        num_dims_batch = num_dims_no_batch + 1
+        if input.dim() not in (num_dims_no_batch, num_dims_batch):
+            raise RuntimeError(f"Expected {num_dims_no_batch}D (unbatched) or {num_dims_batch}D "
+                               f"(batched) input to {self.__class__.__name__}, but got input of "
+                               f"size: {input.shape}")
+        return input.shape[1] if input.dim() == num_dims_batch else input.shape[0]
+
+    def _lazy_placeholders(self, out_channels, bias, factory_kwargs):
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+
+def _lazy_conv(name, base, n):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super(cls, self).__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                                  padding_mode, device=device, dtype=dtype)
+        self._lazy_placeholders(out_channels, bias, {"device": device, "dtype": dtype})
+    cls = type(name, (_LazyConvXdMixin, base), {"__init__": __init__, "cls_to_become": base,
+                                                 "_num_spatial_dims": n, "__module__": __name__})
+    return cls
+
+
+def _lazy_conv_transpose(name, base, n):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super(cls, self).__init__(0, 0, kernel_size, stride, padding, output_padding, groups,
+                                  False, dilation, padding_mode, device=device, dtype=dtype)
+        self._lazy_placeholders(out_channels, bias, {"device": device, "dtype": dtype})
+    cls = type(name, (_LazyConvXdMixin, base), {"__init__": __init__, "cls_to_become": base,
+                                                 "_num_spatial_dims": n, "__module__": __name__})
+    return cls
+
+
+LazyConv1d = _lazy_conv("LazyConv1d", Conv1d, 1)
+LazyConv2d = _lazy_conv("LazyConv2d", Conv2d, 2)
+LazyConv3d = _lazy_conv("LazyConv3d", Conv3d, 3)
+LazyConvTranspose1d = _lazy_conv_transpose("LazyConvTranspose1d", ConvTranspose1d, 1)
+LazyConvTranspose2d = _lazy_conv_transpose("LazyConvTranspose2d", ConvTranspose2d, 2)
+LazyConvTranspose3d = _lazy_conv_transpose("LazyConvTranspose3d", ConvTranspose3d, 3)

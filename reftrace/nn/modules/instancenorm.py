@@ -7,7 +7,7 @@ is an error only when the layer is affine (a warning otherwise).
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _lazy_norm, _NormBase
 
 
 class _InstanceNorm(_NormBase):
@@ -81,3 +81,8 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     _no_batch_dim = 4
+
+
+LazyInstanceNorm1d = _lazy_norm("LazyInstanceNorm1d", InstanceNorm1d)
+LazyInstanceNorm2d = _lazy_norm("LazyInstanceNorm2d", InstanceNorm2d)
+LazyInstanceNorm3d = _lazy_norm("LazyInstanceNorm3d", InstanceNorm3d)
