@@ -1032,3 +1032,71 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if reduction == "mean":
         return _aten("mean")(loss)
     return loss
+
+
+# -- nn-layers: sampling -----------------------------------------------------------------------------
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -_aten("empty_like")(logits).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if hard:
+        index = y_soft.max(dim, keepdim=True)[1]
+        y_hard = _aten("zeros_like")(logits).scatter_(dim, index, 1.0)
+        return y_hard - y_soft.detach() + y_soft
+    return y_soft
+
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    if mode not in _GRID_MODES:
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' "
+                         f"or 'bicubic', but got: '{mode}'")
+    if padding_mode not in _GRID_PADDING:
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
+                      "align_corners=False since 1.3.0. Please specify align_corners=True if the "
+                      "old behavior is desired. See the documentation of grid_sample for details.",
+                      stacklevel=2)
+        align_corners = False
+    return _aten("grid_sampler")(input, grid, _GRID_MODES[mode], _GRID_PADDING[padding_mode],
+                                 align_corners)
+
+
+def affine_grid(theta, size, align_corners=None):
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
+                      "align_corners=False since 1.3.0. Please specify align_corners=True if the "
+                      "old behavior is desired. See the documentation of grid_sample for details.",
+                      stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial_size = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial_size = size[-3:]
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine "
+                                  f"transforms, respectively. Got size {size}.")
+    if align_corners and min(spatial_size) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids "
+                      "when align_corners=True. This is not an issue for standard upsampling with "
+                      "scale factors, but may cause issues when upsampling to target sizes of 1. "
+                      "See the documentation of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return _aten("affine_grid_generator")(theta, size, align_corners)
