@@ -18,6 +18,13 @@ def _int_list(v, n):
     return [v] * n if isinstance(v, numbers.Integral) else list(v)
 
 
+def _baked(values):
+    """The C++ conv functions hand _convolution plain ints: a traced size inside a stride,
+    padding or output_padding list (ConvTranspose's output_size arithmetic) is read, silently,
+    and recorded as a constant (the arithmetic that made it is then dead code)."""
+    return [int(v._to_number()) if hasattr(v, "_to_number") else v for v in values]
+
+
 def _conv(name, n, input, weight, bias, stride, padding, dilation, groups, transposed=False,
           output_padding=0):
     """at::conv{n}d / at::conv_transpose{n}d: batchify, then at::convolution, which records
@@ -28,7 +35,7 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups, trans
                            f"but got input of size: [{', '.join(map(str, input.shape_tuple))}]")
     batched = input.dim() == n + 2
     x = input if batched else input.unsqueeze(0)
-    stride, dilation = _int_list(stride, n), _int_list(dilation, n)
+    stride, dilation = _baked(_int_list(stride, n)), _baked(_int_list(dilation, n))
     if isinstance(padding, str):
         out = get_packet("_convolution_mode")(x, weight, bias, stride, padding, dilation, groups)
     else:
@@ -36,8 +43,9 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups, trans
         # marks the result: the recorded type says requires_grad=0 (spec NN-18). Then autograd
         # marks it, as here.
         with no_grad():
-            out = get_packet("_convolution")(x, weight, bias, stride, _int_list(padding, n),
-                                             dilation, transposed, _int_list(output_padding, n),
+            out = get_packet("_convolution")(x, weight, bias, stride, _baked(_int_list(padding, n)),
+                                             dilation, transposed,
+                                             _baked(_int_list(output_padding, n)),
                                              groups, False, False, True, True)
         if GRAD.enabled and any(t is not None and t.requires_grad for t in (x, weight, bias)):
             out.requires_grad = True
