@@ -50,8 +50,10 @@ def test_example_traces_like_torch(name):
     example = arrays([th_ns["EXAMPLE_INPUTS"]])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        th_traced = torch.jit.trace(th_model, tuple(torch.from_numpy(a) for a in example))
-        rt_traced = reftrace.jit.trace(rt_model, tuple(reftrace.from_numpy(a) for a in example))
+        th_traced = torch.jit.trace(th_model, tuple(torch.from_numpy(a) for a in example),
+                                    check_trace=False)
+        rt_traced = reftrace.jit.trace(rt_model, tuple(reftrace.from_numpy(a) for a in example),
+                                       check_trace=False)
     got, expected = texts(rt_traced), texts(th_traced)
     for key in expected:
         assert got[key] == expected[key], key
