@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _fresh, xp_of
+from ._memory_format import like_input
 from ._registry import derivatives, op
 from .nn_conv import sizes
 from .nn_pool import _argmax_as_aten, adaptive_avg_pool2d
@@ -103,7 +104,8 @@ def _adaptive_max(x, name, nd, output_size):
     best = masked.max(-1)
     arg = _argmax_as_aten(xp, masked, best, valid)
     index = xp.take_along_axis(xp.broadcast_to(flat_index, masked.shape), arg[..., None], -1)[..., 0]
-    return _fresh(best.astype(x.dtype.np), x.dtype, x.device), _fresh(index, D.int64, x.device)
+    return (like_input(_fresh(best.astype(x.dtype.np), x.dtype, x.device), x),
+            like_input(_fresh(index, D.int64, x.device), x))
 
 
 @op("adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)")

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._tensor import _fresh, xp_of
 from ._registry import derivatives, op
+from ._memory_format import like_input
 from .._frames import warn_at_caller
 
 
@@ -238,10 +239,11 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
     if transposed:
         output_padding = _expand(output_padding, "output_padding", dim)
         _check_transposed(input, weight, bias, padding, stride, dilation, output_padding, groups)
-        return conv_transpose_forward(input, weight, bias, stride, padding, dilation,
-                                      output_padding, groups)
+        return like_input(conv_transpose_forward(input, weight, bias, stride, padding, dilation,
+                                                 output_padding, groups), input)
     _check_shapes(input, weight, bias, padding, stride, dilation, groups)
-    return conv_forward(input, weight, bias, stride, [(p, p) for p in padding], dilation, groups)
+    return like_input(conv_forward(input, weight, bias, stride, [(p, p) for p in padding],
+                                   dilation, groups), input)
 
 
 
@@ -275,7 +277,8 @@ def _convolution_mode(input, weight, bias, stride, padding, dilation, groups):
             _warn_same_padding_once()
             _check_shapes(input, weight, bias, [t // 2 for t in total], [1] * dim, dil, groups)
             pairs = [(t // 2, t - t // 2) for t in total]
-            return conv_forward(input, weight, bias, [1] * dim, pairs, dil, groups)
+            return like_input(conv_forward(input, weight, bias, [1] * dim, pairs, dil, groups),
+                              input)
     else:
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     return _convolution.kernel(input, weight, bias, stride, pads, dilation, False, [0] * dim,

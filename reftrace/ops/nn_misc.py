@@ -12,6 +12,7 @@ from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from .nn_conv import legacy_type_name, sizes
 from .random import bernoulli_draws
+from ._memory_format import like_input
 from ._registry import op
 
 
@@ -199,7 +200,7 @@ def constant_pad_nd(self, pad, value):
     dst = tuple(slice(max(b, 0), max(b, 0) + (sl.stop - sl.start))
                 for sl, (b, e) in zip(src, pairs))
     out[dst] = self._array[src]
-    return _fresh(out, self.dtype, self.device)
+    return like_input(_fresh(out, self.dtype, self.device), self)
 
 
 def _np_pad(self, pad, mode, dims):
@@ -242,7 +243,7 @@ def _np_pad(self, pad, mode, dims):
             lo, core = max(-b, 0), L - max(-b, 0) - max(-e, 0)
             j = lo + np.mod(j + b - max(b, 0), core) if core > 0 else j
         a = xp.take(a, xp.asarray(j), axis=d)
-    return _fresh(xp.ascontiguousarray(a), self.dtype, self.device)
+    return like_input(_fresh(xp.ascontiguousarray(a), self.dtype, self.device), self)
 
 
 def _check_negative_padding(self, pairs, mode, dims):

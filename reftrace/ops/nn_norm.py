@@ -14,6 +14,7 @@ import numpy as np
 
 from .._tensor import _fresh
 from .nn_conv import sizes
+from ._memory_format import like_input
 from ._registry import op
 from .reduction import not_implemented
 
@@ -68,7 +69,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
         mean = running_mean._array.astype(np.float64)
         var = running_var._array.astype(np.float64)
     normalized = (a - mean.reshape(channel)) / np.sqrt(var.reshape(channel) + eps)
-    return _affine_result(input, normalized, weight, bias, channel)
+    return like_input(_affine_result(input, normalized, weight, bias, channel), input)
 
 
 @op("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
@@ -111,7 +112,8 @@ def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
     mean = grouped.mean(axis=-1, keepdims=True)
     var = grouped.var(axis=-1, keepdims=True)
     normalized = ((grouped - mean) / np.sqrt(var + eps)).reshape(xs)
-    return _affine_result(input, normalized, weight, bias, (1, -1) + (1,) * (len(xs) - 2))
+    return like_input(_affine_result(input, normalized, weight, bias,
+                                     (1, -1) + (1,) * (len(xs) - 2)), input)
 
 
 # -- nn-layers: instance_norm, rms_norm ---------------------------------------------------------------

@@ -1,13 +1,14 @@
 """pixel_shuffle / pixel_unshuffle / channel_shuffle: pure data movement (reshape, permute, copy),
 each one recorded ATen op, its result contiguous as ATen's CPU kernels write it."""
 from .._tensor import _fresh, xp_of
+from ._memory_format import like_input
 from ._registry import derivatives, op
 
 
 def _shuffle(t, shape, order, out_shape):
     xp = xp_of(t)
     a = xp.ascontiguousarray(t._array.reshape(shape).transpose(order)).reshape(out_shape)
-    return _fresh(a, t.dtype, t.device)
+    return like_input(_fresh(a, t.dtype, t.device), t)
 
 
 @op("pixel_shuffle(Tensor self, int upscale_factor) -> Tensor")

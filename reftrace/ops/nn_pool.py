@@ -11,6 +11,7 @@ from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from .nn_conv import sizes, windows, constant_padded
 from ._registry import derivatives, op
+from ._memory_format import like_input
 
 
 def pooling_output_size(size, k, pad, stride, dilation, ceil_mode):
@@ -124,7 +125,7 @@ def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, wi
     flat = win.reshape(win.shape[:-nd] + (-1,))
     values = flat.max(axis=-1)  # NaN propagates, as in ATen
     if not with_indices:
-        return _fresh(values, x.dtype, x.device)
+        return like_input(_fresh(values, x.dtype, x.device), x)
     inside = xp.ones(x.shape_tuple[-nd:], dtype=bool)
     valid = _padded_windows(xp, inside, k, s, p, d, out, False)
     arg = _argmax_as_aten(xp, flat, values, valid.reshape(valid.shape[:-nd] + (-1,)))
@@ -140,8 +141,8 @@ def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, wi
         stepped = start + (-(start // d[i])) * d[i] * (start < 0)
         coord = xp.where(empty, stepped, start + pos[i] * d[i])
         index = index * shape[i] + coord
-    return (_fresh(values, x.dtype, x.device),
-            _fresh(index, D.int64, x.device))
+    return (like_input(_fresh(values, x.dtype, x.device), x),
+            like_input(_fresh(index, D.int64, x.device), x))
 
 
 def _check_1d_input(x, name):
@@ -233,7 +234,7 @@ def _avg_pool(self, name, k, s, p, d, ceil_mode, count_include_pad, divisor_over
         res = total / div
     else:  # integer division truncating toward zero, as C++
         res = xp.sign(total) * (xp.abs(total) // div)
-    return _fresh(res.astype(self.dtype.np), self.dtype, self.device)
+    return like_input(_fresh(res.astype(self.dtype.np), self.dtype, self.device), self)
 
 
 @op("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", variants=())
@@ -261,7 +262,7 @@ def adaptive_avg_pool2d(self, output_size):
     sums = (integral[..., H1, W1] - integral[..., H0, W1]
             - integral[..., H1, W0] + integral[..., H0, W0])
     res = sums / ((H1 - H0) * (W1 - W0))
-    return _fresh(res.astype(self.dtype.np), self.dtype, self.device)
+    return like_input(_fresh(res.astype(self.dtype.np), self.dtype, self.device), self)
 
 
 # -- nn-layers: 1d and 3d pooling --------------------------------------------------------------------
