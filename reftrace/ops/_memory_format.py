@@ -20,3 +20,18 @@ def like_input(result, input):
                  _channels_last_strides(result.shape_tuple, 4))
     t.requires_grad = result.requires_grad
     return t
+
+
+def like_input_3d(result, input):
+    """``like_input``, also for 5-d tensors in channels_last_3d (what torch's 3-d upsampling
+    kernels keep; verified for those only)."""
+    if result.ndim != 5 or input.ndim != 5:
+        return like_input(result, input)
+    if input._stride is None or input.stride() != _channels_last_strides(input.shape_tuple, 5):
+        return result
+    xp = xp_of(result)
+    ndhwc = xp.ascontiguousarray(result._array.transpose(0, 2, 3, 4, 1))
+    t = _strided(ndhwc.transpose(0, 4, 1, 2, 3), result.dtype, result.device,
+                 _channels_last_strides(result.shape_tuple, 5))
+    t.requires_grad = result.requires_grad
+    return t

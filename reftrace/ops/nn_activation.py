@@ -153,7 +153,7 @@ def log_sigmoid(self):
 
 def _contiguous(t):
     from .._tensor import _fresh
-    return _fresh(xp_of(t).ascontiguousarray(t._array), t.dtype, t.device)
+    return _fresh(xp_of(t).array(t._array, copy=True, order="C"), t.dtype, t.device)
 
 
 @op("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", variants=("function", "method"))

@@ -40,7 +40,7 @@ def _gathered(xp, a, output_size):
     out_shape = tuple(output_size)
     flat_index = np.broadcast_to(flat_index, out_shape + valid.shape[nd:]).reshape(out_shape + (-1,))
     valid = np.broadcast_to(valid, out_shape + valid.shape[nd:]).reshape(out_shape + (-1,))
-    plane = a.reshape(a.shape[:-nd] + (-1,))
+    plane = a.reshape(a.shape[:-nd] + (int(np.prod(spatial)),))
     values = plane[..., xp.asarray(flat_index)]
     return values, xp.asarray(valid), xp.asarray(flat_index)
 

@@ -65,7 +65,8 @@ def im2col(self, kernel_size, dilation, padding, stride):
     lead = win.shape[:-5]
     C = win.shape[-5]
     cols = win.transpose(tuple(range(len(lead))) + tuple(len(lead) + i for i in (0, 3, 4, 1, 2)))
-    cols = xp.ascontiguousarray(cols).reshape(lead + (C * kernel_size[0] * kernel_size[1], -1))
+    cols = xp.ascontiguousarray(cols).reshape(lead + (C * kernel_size[0] * kernel_size[1],
+                                                      blocks[0] * blocks[1]))
     return _fresh(cols, self.dtype, self.device)
 
 

@@ -38,10 +38,16 @@ def _write_stat(t, value):
     "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor")
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
-    if input.ndim < 2:
+    if input.ndim < 1:
         raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
                          f"{max(input.ndim, 1) - 1}], but got 1)")
-    features = input.shape_tuple[1]
+    # a 1-d input has no channel dim: ATen counts 0 features (so only an empty one passes)
+    features = input.shape_tuple[1] if input.ndim > 1 else 0
+    if input.ndim == 1:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is not None and t._array.size != 0:
+                raise RuntimeError(f"{name} should contain 0 elements not {t._array.size}")
+        return _fresh(input._array.copy(), input.dtype, input.device)
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None:
             if t._array.size != features:
@@ -108,7 +114,8 @@ def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape {sizes(t.shape_tuple)} "
                                f"and input of shape {sizes(xs)}")
-    grouped = input._array.astype(np.float64).reshape(n, num_groups, -1)
+    grouped = input._array.astype(np.float64).reshape(n, num_groups, input._array.size // max(
+        n * num_groups, 1))
     mean = grouped.mean(axis=-1, keepdims=True)
     var = grouped.var(axis=-1, keepdims=True)
     normalized = ((grouped - mean) / np.sqrt(var + eps)).reshape(xs)

@@ -291,8 +291,13 @@ def avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
     k, s, p, d = _pool_params("avg_pool3d", 3, kernel_size, stride, padding, None)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    if self.ndim not in (4, 5) or self._array.size == 0:
+    if self.ndim not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    for dim in range(self.ndim - 4, self.ndim):
+        if self.shape_tuple[dim] == 0:
+            raise RuntimeError(f"avg_pool3d(): Expected input's non-batch dimensions to have "
+                               f"positive length, but input has a shape of {sizes(self.shape_tuple)} "
+                               f"and non-batch dimension {dim - (self.ndim - 4)} has length zero!")
     if self.dtype is D.bool or self.dtype.is_complex:
         raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{self.dtype.ir_name}'")
     return _avg_pool(self, "avg_pool3d", k, s, p, d, ceil_mode, count_include_pad, divisor_override)
@@ -303,7 +308,7 @@ derivatives(avg_pool3d, {"self": "avg_pool3d_backward(grad, self, kernel_size, s
 
 
 def _check_3d_input(x):
-    if x.ndim not in (4, 5) or x._array.size == 0:
+    if x.ndim not in (4, 5) or any(s == 0 for s in x.shape_tuple[-4:]):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
 
 
@@ -340,7 +345,7 @@ def _max_unpool(self, indices, output_size, name):
     xp = xp_of(self)
     lead = self.shape_tuple[:-nd]
     plane = int(np.prod(output_size))
-    src = self._array.reshape(-1, int(np.prod(self.shape_tuple[-nd:])))
+    src = self._array.reshape(int(np.prod(lead)), int(np.prod(self.shape_tuple[-nd:])))
     idx = indices._array.reshape(src.shape)
     if idx.size and (idx.min() < 0 or idx.max() >= plane):
         bad = int(idx[(idx < 0) | (idx >= plane)][-1])  # ATen's loop keeps the last one
@@ -348,7 +353,8 @@ def _max_unpool(self, indices, output_size, name):
                            f"{'x'.join(map(str, output_size))})")
     out = xp.zeros((src.shape[0], plane), dtype=self._array.dtype)
     xp.put_along_axis(out, idx, src, axis=1)
-    return _fresh(out.reshape(tuple(lead) + tuple(output_size)), self.dtype, self.device)
+    return like_input(_fresh(out.reshape(tuple(lead) + tuple(output_size)), self.dtype,
+                             self.device), self)
 
 
 @op("max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor", variants=())

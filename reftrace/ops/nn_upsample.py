@@ -15,7 +15,7 @@ is ``(in - 1) / (out - 1)``).
 import numpy as np
 
 from .._tensor import _fresh, xp_of
-from ._memory_format import like_input
+from ._memory_format import like_input, like_input_3d
 from ._registry import derivatives, op
 
 
@@ -81,7 +81,7 @@ def _nearest(x, output_size, scales, exact=False):
     for i in range(dims):
         idx = _nearest_index(a.shape[2 + i], output_size[i], scales[i], exact)
         a = xp.take(a, xp.asarray(idx), axis=2 + i)
-    return like_input(_fresh(a, x.dtype, x.device), x)
+    return like_input_3d(_fresh(a, x.dtype, x.device), x)
 
 
 @op("upsample_nearest1d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) "
@@ -265,7 +265,8 @@ def _separable(x, output_size, taps, name, order=None):
         moved = xp.moveaxis(a, axis, -1)                       # (..., in)
         picked = moved[..., idx]                               # (..., out, K)
         a = xp.moveaxis((picked * w).sum(-1, dtype=ftype), -1, axis)
-    return like_input(_fresh(xp.ascontiguousarray(a.astype(x.dtype.np)), x.dtype, x.device), x)
+    return like_input_3d(_fresh(xp.ascontiguousarray(a.astype(x.dtype.np)), x.dtype, x.device),
+                         x)
 
 
 def _linear_taps(align_corners, scales):
