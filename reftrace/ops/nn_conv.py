@@ -63,8 +63,8 @@ def _expand(values, name, dim):
     return list(values)
 
 
-def _check_shapes(x, w, bias, padding, stride, dilation, groups):
-    """ATen's check_shape_forward, in its order and with its messages."""
+def _check_rank_and_params(x, w, padding, stride, dilation, output_padding=()):
+    """The first checks of ATen's check_shape_forward (both directions of convolution)."""
     k, ws, xs = w.ndim, w.shape_tuple, x.shape_tuple
     if x.ndim != k:
         raise RuntimeError(
@@ -72,10 +72,18 @@ def _check_shapes(x, w, bias, padding, stride, dilation, groups):
             f"{x.ndim}-dimensional input of size {sizes(xs)} instead")
     if any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
         raise RuntimeError("dilation should be greater than zero")
+
+
+def _check_shapes(x, w, bias, padding, stride, dilation, groups):
+    """ATen's check_shape_forward, in its order and with its messages."""
+    k, ws, xs = w.ndim, w.shape_tuple, x.shape_tuple
+    _check_rank_and_params(x, w, padding, stride, dilation)
     if ws[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
                            f"dimension 0, but got weight of size {sizes(ws)} instead")
@@ -147,18 +155,7 @@ def scatter_windows(xp, cols, full, stride, dilation):
 def _check_transposed(x, w, bias, padding, stride, dilation, output_padding, groups):
     """check_shape_forward for transposed=True, and the output-size checks, with ATen's words."""
     k, ws, xs = w.ndim, w.shape_tuple, x.shape_tuple
-    if x.ndim != k:
-        raise RuntimeError(
-            f"Expected {k}-dimensional input for {k}-dimensional weight {sizes(ws)}, but got "
-            f"{x.ndim}-dimensional input of size {sizes(xs)} instead")
-    if any(p < 0 for p in padding):
-        raise RuntimeError("negative padding is not supported")
-    if any(p < 0 for p in output_padding):
-        raise RuntimeError("negative output_padding is not supported")
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError("dilation should be greater than zero")
+    _check_rank_and_params(x, w, padding, stride, dilation, output_padding)
     if ws[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
                            f"dimension 0, but got weight of size [{sizes(ws)}] instead")

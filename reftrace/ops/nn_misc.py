@@ -18,7 +18,10 @@ from ._registry import op
 
 # -- dropout -------------------------------------------------------------------------------------
 
-def _dropout(x, p, train, feature, inplace):
+def _dropout(x, p, train, feature, inplace, alpha=False):
+    """ATen's _dropout_impl: keep each element (feature: each (sample, channel) plane) with
+    probability 1 - p. Plain dropout scales the kept ones by 1 / (1 - p); alpha dropout (for SELU
+    networks) scales them by a and sets the dropped ones so that mean and variance are kept."""
     if p == 0 or not train or x._array.size == 0:
         return x
     if feature and x.ndim < 2:
@@ -27,12 +30,16 @@ def _dropout(x, p, train, feature, inplace):
     if p == 1:
         result = x._array * xp.zeros((), dtype=x.dtype.np)
     else:
-        # keep each element (feature: each (sample, channel) plane) with probability 1 - p,
-        # scaled by 1 / (1 - p) so the expectation is unchanged; the scaled mask is in x's dtype
         shape = x.shape_tuple[:2] + (1,) * (x.ndim - 2) if feature else x.shape_tuple
         keep = bernoulli_draws(x.device, shape, 1 - p)
-        mask = keep.astype(x.dtype.np) / x.dtype.np.type(1 - p)
-        result = x._array * mask
+        t = x.dtype.np.type
+        if alpha:
+            noise = keep.astype(x.dtype.np)
+            alpha_, a = 1.7580993408473766, 1.0 / np.sqrt((1.7580993408473766 ** 2 * p + 1) * (1 - p))
+            b = (noise + t(-1)) * t(alpha_ * a) + t(alpha_ * a * p)
+            result = (x._array * (noise * t(a)) + b).astype(x.dtype.np)
+        else:  # the scaled mask is in x's dtype
+            result = x._array * (keep.astype(x.dtype.np) / t(1 - p))
     if inplace:
         x._array[...] = result
         x._version += 1
@@ -60,50 +67,25 @@ def feature_dropout_(self, p, train):
     return _dropout(self, p, train, True, True)
 
 
-def _alpha_dropout(x, p, train, feature, inplace):
-    """ATen's _dropout_impl with alpha_dropout: kept elements scaled by a, dropped ones set so
-    that mean and variance are preserved for SELU networks (alpha = SELU's alpha * scale)."""
-    if p == 0 or not train or x._array.size == 0:
-        return x
-    if feature and x.ndim < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-    xp = xp_of(x)
-    if p == 1:
-        result = x._array * xp.zeros((), dtype=x.dtype.np)
-    else:
-        shape = x.shape_tuple[:2] + (1,) * (x.ndim - 2) if feature else x.shape_tuple
-        noise = bernoulli_draws(x.device, shape, 1 - p).astype(x.dtype.np)
-        alpha = 1.7580993408473766
-        a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
-        t = x.dtype.np.type
-        b = (noise + t(-1)) * t(alpha * a) + t(alpha * a * p)
-        result = x._array * (noise * t(a)) + b
-    if inplace:
-        x._array[...] = result
-        x._version += 1
-        return x
-    return _fresh(result.astype(x.dtype.np), x.dtype, x.device)
-
-
 @op("alpha_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
 def alpha_dropout(input, p, train):
-    return _alpha_dropout(input, p, train, False, False)
+    return _dropout(input, p, train, False, False, alpha=True)
 
 
 @op("feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
 def feature_alpha_dropout(input, p, train):
-    return _alpha_dropout(input, p, train, True, False)
+    return _dropout(input, p, train, True, False, alpha=True)
 
 
 @op("alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
 def alpha_dropout_(self, p, train):
-    return _alpha_dropout(self, p, train, False, True)
+    return _dropout(self, p, train, False, True, alpha=True)
 
 
 @op("feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)",
     nondeterministic=True)
 def feature_alpha_dropout_(self, p, train):
-    return _alpha_dropout(self, p, train, True, True)
+    return _dropout(self, p, train, True, True, alpha=True)
 
 
 # -- embedding, one_hot ----------------------------------------------------------------------------
