@@ -21,8 +21,6 @@ MISSING = {
     "LSTMCell": SEQ, "GRUCell": SEQ, "MultiheadAttention": SEQ, "Transformer": SEQ,
     "TransformerEncoder": SEQ, "TransformerDecoder": SEQ, "TransformerEncoderLayer": SEQ,
     "TransformerDecoderLayer": SEQ, "EmbeddingBag": SEQ,
-    "FractionalMaxPool2d": "not yet: needs fractional_max_pool2d/3d and its random samples",
-    "FractionalMaxPool3d": "not yet: needs fractional_max_pool2d/3d and its random samples",
     "CTCLoss": "not yet: aten::ctc_loss (the alpha recursion) is not implemented",
     "AdaptiveLogSoftmaxWithLoss": "not yet: its forward needs index_copy_ and a cluster loop",
     "LinearCrossEntropyLoss": "not yet: new in torch 2.13 (F.linear_cross_entropy with options)",
@@ -34,8 +32,6 @@ MISSING = {
     "scaled_mm": "out of scope: CUDA/float8 only (issue 11)",
     "scaled_grouped_mm": "out of scope: CUDA/float8 only (issue 11)",
     "ctc_loss": "not yet: aten::ctc_loss is not implemented",
-    "fractional_max_pool2d": "not yet", "fractional_max_pool3d": "not yet",
-    "fractional_max_pool2d_with_indices": "not yet", "fractional_max_pool3d_with_indices": "not yet",
     "linear_cross_entropy": "not yet: new in torch 2.13",
     "conv_tbc": "not yet: aten::conv_tbc (time-batch-channel convolution)",
 }

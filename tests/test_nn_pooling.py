@@ -1,6 +1,7 @@
 """Pooling layers in 1d/2d/3d against torch: max (with indices), average (count_include_pad,
 divisor_override, ceil_mode), adaptive max/average, LP pooling, max-unpooling: construction,
 forward values/strides/indices, errors, traced graphs."""
+import numpy as np
 import pytest
 
 from nn_support import compare_forward, compare_trace
@@ -105,3 +106,38 @@ def test_max_unpool_invalid_index():
     with pytest.raises(RuntimeError, match=r"^Found an invalid max index: -?\d+ \(output volumes "
                                            r"are of size 14x16\)$"):
         reftrace.nn.functional.max_unpool2d(reftrace.from_numpy(x4), reftrace.from_numpy(x4).long(), 2)
+
+
+rng = np.random.default_rng(0)
+samples2 = rng.random((2, 3, 2)).astype("float32")
+samples3 = rng.random((1, 2, 3)).astype("float32")
+
+
+@pytest.mark.parametrize("fn, args", [
+    (lambda m, x, s: m.nn.functional.fractional_max_pool2d(x, (2, 3), output_size=(4, 5),
+                                                           return_indices=True, _random_samples=s),
+     (x4, samples2)),
+    (lambda m, x, s: m.nn.functional.fractional_max_pool2d(x[0], 3, output_ratio=(0.5, 0.6),
+                                                           _random_samples=s[:1]), (x4, samples2)),
+    (lambda m, x, s: m.nn.FractionalMaxPool2d(2, output_size=3, _random_samples=s)(x), (x4, samples2)),
+    (lambda m, x, s: m.nn.functional.fractional_max_pool3d(x, 2, output_size=(3, 4, 5),
+                                                           return_indices=True, _random_samples=s),
+     (x5, samples3)),
+    (lambda m, x, s: m.nn.FractionalMaxPool3d((1, 2, 2), output_ratio=(0.5, 0.5, 0.5),
+                                              _random_samples=s)(x[0]), (x5, samples3)),
+    (lambda m, x, s: m.nn.functional.fractional_max_pool2d(x, 3, output_size=(7, 7),
+                                                           _random_samples=s), (x4, samples2)),
+    (lambda m, x, s: m.nn.FractionalMaxPool2d(2), (x4, samples2)),
+    (lambda m, x, s: m.nn.FractionalMaxPool2d(2, output_size=2, output_ratio=0.5), (x4, samples2)),
+    (lambda m, x, s: m.nn.FractionalMaxPool2d(2, output_ratio=1.5), (x4, samples2)),
+    (lambda m, x, s: m.nn.FractionalMaxPool3d(0, output_size=2), (x4, samples2)),
+    (lambda m, x, s: repr(m.nn.FractionalMaxPool2d(2, output_ratio=0.5)), (x4, samples2)),
+], ids=lambda v: None)
+def test_fractional_max_pool(fn, args):
+    check(fn, *args)
+
+
+def test_fractional_max_pool_draws_samples():
+    import reftrace
+    out = reftrace.nn.FractionalMaxPool2d(2, output_size=(3, 4))(reftrace.from_numpy(x4.copy()))
+    assert out.shape == (2, 3, 3, 4)

@@ -1100,3 +1100,47 @@ def affine_grid(theta, size, align_corners=None):
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     return _aten("affine_grid_generator")(theta, size, align_corners)
+
+
+# -- nn-layers: fractional max pooling ---------------------------------------------------------------
+
+def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, _random_samples):
+    from .modules.utils import _ntuple
+    name = f"fractional_max_pool{n}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if n == 2 and len(output_ratio) > 2:
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single "
+                             "Int or tuple of Ints.")
+        ratio = _ntuple(n)(output_ratio)
+        output_size = [int(input.size(-n + i) * ratio[i]) for i in range(n)]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == n + 1 else input.size(0)
+        _random_samples = _aten("rand")(n_batch, input.size(-n - 1), n, dtype=input.dtype,
+                                        device=input.device)
+    return _aten(name)(input, kernel_size, output_size, _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
+                                             return_indices, _random_samples)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
+                                             return_indices, _random_samples)
+    return out if return_indices else out[0]

@@ -77,3 +77,5 @@ __all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d
             "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear"]
 from .container import Container  # noqa: F401,E402
 __all__ += ["Container"]
+from .pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401,E402
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]

@@ -200,3 +200,44 @@ class MaxUnpool2d(_MaxUnpoolNd):
 
 class MaxUnpool3d(_MaxUnpoolNd):
     _tuple, _unpool = staticmethod(_triple), staticmethod(F.max_unpool3d)
+
+
+class _FractionalMaxPoolNd(Module):
+    """FractionalMaxPool2d/3d: ``_random_samples`` is a buffer (None unless given: then each
+    call draws new samples, as torch)."""
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+    _n = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        n = self._n
+        tup = _pair if n == 2 else _triple
+        if n == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = tup(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = tup(output_size) if output_size is not None else None
+        self.output_ratio = tup(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"FractionalMaxPool{n}d requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        fn = F.fractional_max_pool2d if self._n == 2 else F.fractional_max_pool3d
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                  self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _n = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _n = 3
