@@ -110,3 +110,20 @@ def test_functional_conv_transpose(fn, args):
 ], ids=lambda v: None)
 def test_functional_fold_shuffle(fn):
     check(fn, sample((2, 8, 3, 4)))
+
+
+tbc = sample((5, 2, 3), seed=8)
+wtbc = sample((2, 3, 4), seed=9)
+btbc = sample((4,), seed=10)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x, w, b: m.conv_tbc(x, w, b, 1),
+    lambda m, x, w, b: m.nn.functional.conv_tbc(x, w, b),
+    lambda m, x, w, b: m.conv_tbc(x[0], w, b),
+    lambda m, x, w, b: m.conv_tbc(x, w[0], b),
+    lambda m, x, w, b: m.conv_tbc(x, w, b[:2]),
+    lambda m, x, w, b: m.conv_tbc(x, w[:, :2], b),
+], ids=lambda v: None)
+def test_conv_tbc(fn):
+    check(fn, tbc, wtbc, btbc, atol=1e-5)

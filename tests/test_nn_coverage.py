@@ -33,7 +33,6 @@ MISSING = {
     "scaled_grouped_mm": "out of scope: CUDA/float8 only (issue 11)",
     "ctc_loss": "not yet: aten::ctc_loss is not implemented",
     "linear_cross_entropy": "not yet: new in torch 2.13",
-    "conv_tbc": "not yet: aten::conv_tbc (time-batch-channel convolution)",
 }
 # names torch.nn.functional exposes that are not part of its API (imports, typing helpers)
 NOT_API = {"Optional", "Callable", "boolean_dispatch", "handle_torch_function",

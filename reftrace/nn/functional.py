@@ -1144,3 +1144,5 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
     out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
                                              return_indices, _random_samples)
     return out if return_indices else out[0]
+
+conv_tbc = _builtin("conv_tbc")

@@ -288,3 +288,28 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     # torch.ops.aten.convolution: what nn.Module code never calls directly, kept for the table
     return _convolution.kernel(input, weight, bias, stride, padding, dilation, transposed,
                                output_padding, groups, False, False, True, True)
+
+
+@op("conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor")
+def conv_tbc(self, weight, bias, pad):
+    """A 1d convolution in (time, batch, channel) layout: weight (kernel, C_in, C_out)."""
+    if self.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if self.shape_tuple[2] != weight.shape_tuple[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape_tuple[2] != bias.shape_tuple[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    xp = xp_of(self)
+    x = _fresh(xp.ascontiguousarray(self._array.transpose(1, 2, 0)), self.dtype, self.device)
+    w = _fresh(xp.ascontiguousarray(weight._array.transpose(2, 1, 0)), weight.dtype, weight.device)
+    out = conv_forward(x, w, bias, [1], [(pad, pad)], [1], 1)    # (B, C_out, T')
+    return _fresh(xp.ascontiguousarray(out._array.transpose(2, 0, 1)), self.dtype, self.device)
+
+
+derivatives(conv_tbc, {"self, weight, bias": "(conv_tbc_backward(grad, self, weight, bias, pad) "
+                                             "if grad is not None else (None, None, None))"})
