@@ -21,3 +21,18 @@ def split(tensor, split_size_or_sections, dim=0):
 
 # torch.norm (torch/functional.py) picks aten::linalg_vector_norm or an aten::norm overload
 from .ops.reduction import norm  # noqa: E402
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+@python_level
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """torch.cdist (torch/functional.py): aten::cdist with the compute mode as an int."""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return get_packet("cdist")(x1, x2, p, _CDIST_MODES[compute_mode])
+
+
+__all__ += ["cdist"]

@@ -176,7 +176,9 @@ def _default_ivalue(arg):
     if isinstance(v, bool):
         return ("Bool", v)
     if isinstance(v, int):
-        return ("Int", v)
+        # the schema parser stores a default as its declared type: `float p=2` is the double 2.
+        return ("Double", float(v)) if arg.type.base == "float" and not arg.type.is_list \
+            else ("Int", v)
     if isinstance(v, float):
         return ("Double", v)
     if isinstance(v, str):

@@ -18,12 +18,23 @@ adaptive_avg_pool2d, embedding, mse_loss), this code reads it too, the same way:
 those reads record ``aten::size`` nodes; dead ones are removed afterwards, but they have taken
 value numbers, so the printed graph numbers its values exactly as torch's does.
 """
+import math
 import numbers
 import warnings
+
+from .. import _creation, _dtype
+from .._dispatch import STATE as _DISPATCH
 
 from .._tensor import Tensor
 from ..ops import PACKETS, get_packet
 from ..ops.nn_bindings import avg_pool2d, conv1d, conv2d  # noqa: F401  (torch's C++ builtins)
+from ..ops.nn_bindings import (avg_pool1d, avg_pool3d, conv3d, conv_transpose1d,  # noqa: F401
+                               conv_transpose2d, conv_transpose3d)
+
+
+def _tracing():
+    """torch._C._get_tracing_state() is not None"""
+    return _DISPATCH.tracer is not None
 
 
 def _aten(name):
@@ -233,11 +244,24 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 def pad(input, pad, mode="constant", value=None):
+    if isinstance(value, bool):  # torch's binding takes a bool for the float (recorded as 1.)
+        value = float(value)
     return _aten("pad")(input, pad, mode, value)
 
 
 def _is_integer(x):
     return isinstance(x, numbers.Integral) or (isinstance(x, Tensor) and not x.is_floating_point())
+
+
+def _upsample_overload(name, nd, output_size, scale_factors):
+    """The .vec overload, which torch's binding calls. One nuance decides printed code: a node's
+    schema is the FIRST overload its inputs match (Node::maybeSchema), and a 1d op given a size
+    (input, int[], [bool,] None) matches the plain overload too (``scales=None`` is its last
+    argument), whose default then drops the None from ``.code``. Recording that overload
+    records the same node, so the printer sees torch's schema."""
+    if nd == 3 and scale_factors is None:
+        return _aten(name).default
+    return _aten(name).vec
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -249,7 +273,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     elif align_corners is None:
         align_corners = False
     dim = input.dim() - 2
-    spatial = list(input.shape_tuple[2:])
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     elif size is not None:
@@ -258,9 +281,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             if len(size) != dim:
                 raise ValueError(
                     "Input and output must have the same number of spatial dimensions, but got input "
-                    f"with spatial dimensions of {spatial} and output size of {size}. Please provide "
-                    "input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
-                    "format.")
+                    f"with spatial dimensions of {list(input.shape[2:])} and output size of {size}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                    "(o1, o2, ...,oK) format.")
             if not all(_is_integer(x) for x in size):
                 raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
                                 f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}")
@@ -273,37 +296,64 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             if len(scale_factor) != dim:
                 raise ValueError(
                     "Input and scale_factor must have the same number of spatial dimensions, but got "
-                    f"input with spatial dimensions of {spatial} and scale_factor of shape "
-                    f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
-                    "scale_factor in (s1, s2, ...,sK) format.")
+                    f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of "
+                    f"shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                    "format and scale_factor in (s1, s2, ...,sK) format.")
             scale_factors = scale_factor
         else:
             scale_factors = [scale_factor for _ in range(dim)]
     else:
         raise ValueError("either size or scale_factor should be defined")
-    if recompute_scale_factor and size is not None:
+    if recompute_scale_factor is not None and recompute_scale_factor and size is not None:
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
-    if recompute_scale_factor:
-        # NOTE a known difference: while tracing, torch computes these sizes as tensors,
-        # floor(size(x, i).float() * tensor(scale)), and a float 0-dim tensor is then accepted for
-        # the SymInt[] size (recorded as aten::Int); the op table's binder takes only integral
-        # 0-dim tensors, so reftrace reads the sizes untraced: they are constants of the trace.
-        output_size = [int(input.shape_tuple[i + 2] * scale_factors[i]) for i in range(dim)]
+    if recompute_scale_factor is not None and recompute_scale_factor:
+        if _tracing():
+            # as torch: a float tensor per size while tracing (so the scale is not baked in),
+            # floor(size(x, i).float() * tensor(scale)), then taken for a SymInt (aten::Int)
+            output_size = [_aten("floor")((input.size(i + 2).float() * _creation.tensor(
+                scale_factors[i], dtype=_dtype.float32)).float()) for i in range(dim)]
+        else:
+            output_size = [math.floor(input.shape_tuple[i + 2] * scale_factors[i])
+                           for i in range(dim)]
         scale_factors = None
-    if antialias:
-        raise NotImplementedError("reftrace: interpolate(antialias=True) is not implemented")
-    if mode == "nearest" and dim in (1, 2):
-        return _aten(f"upsample_nearest{dim}d").vec(input, output_size, scale_factors)
-    if mode == "area" and dim == 2:
-        return adaptive_avg_pool2d(input, output_size)
-    if mode == "bilinear" and dim == 2:
-        return _aten("upsample_bilinear2d").vec(input, output_size, align_corners, scale_factors)
-    if mode == "bilinear" and dim == 1:
-        raise NotImplementedError("Got 3D input, but bilinear mode needs 4D input")
-    raise NotImplementedError(f"reftrace: interpolate(mode={mode!r}) on {input.dim()}D input is not "
-                              "implemented (nearest 3D/4D, bilinear 4D and area 4D are)")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
+                         "and requires a 4-D tensor as input")
+    nd = input.dim()
+    if mode in ("nearest", "nearest-exact") and nd in (3, 4, 5):
+        name = f"upsample_nearest{nd - 2}d" if mode == "nearest" else f"_upsample_nearest_exact{nd - 2}d"
+        return _upsample_overload(name, nd, output_size, scale_factors)(input, output_size,
+                                                                         scale_factors)
+    if mode == "area" and nd in (3, 4, 5):
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 3](input,
+                                                                                      output_size)
+    linear = {(3, "linear"): "upsample_linear1d", (4, "bilinear"): "upsample_bilinear2d",
+              (5, "trilinear"): "upsample_trilinear3d", (4, "bicubic"): "upsample_bicubic2d"}
+    if (nd, mode) in linear:
+        name = linear[nd, mode]
+        if antialias:
+            name = f"_{name}_aa"
+        return _upsample_overload(name, nd, output_size, scale_factors)(
+            input, output_size, align_corners, scale_factors)
+    if nd == 4 and mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+        raise NotImplementedError("reftrace: interpolate(mode='lanczos') is not implemented")
+    wrong = {(3, "bilinear"): "Got 3D input, but bilinear mode needs 4D input",
+             (3, "trilinear"): "Got 3D input, but trilinear mode needs 5D input",
+             (4, "linear"): "Got 4D input, but linear mode needs 3D input",
+             (4, "trilinear"): "Got 4D input, but trilinear mode needs 5D input",
+             (5, "linear"): "Got 5D input, but linear mode needs 3D input",
+             (5, "bilinear"): "Got 5D input, but bilinear mode needs 4D input"}
+    if (nd, mode) in wrong:
+        raise NotImplementedError(wrong[nd, mode])
+    raise NotImplementedError(
+        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: "
+        f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -375,3 +425,724 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if reduction == "mean":
         return _aten("sum")(weighted) / _aten("sum")(weight)
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+# -- nn-layers: convolution-like data movement (torch's C++ builtins, one ATen op each) ------------
+
+pixel_shuffle = _builtin("pixel_shuffle")
+pixel_unshuffle = _builtin("pixel_unshuffle")
+channel_shuffle = _builtin("channel_shuffle")
+native_channel_shuffle = _builtin("native_channel_shuffle")
+
+
+def _pair(x):
+    from .modules.utils import _pair as pair
+    return pair(x)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    return _aten("im2col")(input, _pair(kernel_size), _pair(dilation), _pair(padding),
+                           _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    return _aten("col2im")(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
+                           _pair(padding), _pair(stride))
+
+
+
+# -- nn-layers: pooling in 1d/2d/3d ----------------------------------------------------------------
+
+adaptive_avg_pool1d = _builtin("adaptive_avg_pool1d")
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    stride = [] if stride is None else stride
+    name = "max_pool3d_with_indices" if return_indices else "max_pool3d"
+    return _aten(name)(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _aten("adaptive_avg_pool3d")(input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _aten("adaptive_max_pool1d")(input, output_size)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    output_size = _list_with_default(output_size, input.size())
+    return _aten("adaptive_max_pool2d")(input, output_size)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    output_size = _list_with_default(output_size, input.size())
+    return _aten("adaptive_max_pool3d")(input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    if return_indices:
+        return adaptive_max_pool1d_with_indices(input, output_size)
+    return _aten("adaptive_max_pool1d")(input, output_size)[0]
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    if return_indices:
+        return adaptive_max_pool2d_with_indices(input, output_size)
+    return adaptive_max_pool2d_with_indices(input, output_size)[0]
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    if return_indices:
+        return adaptive_max_pool3d_with_indices(input, output_size)
+    return adaptive_max_pool3d_with_indices(input, output_size)[0]
+
+
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
+    """lp_pool1d/2d/3d: (sum x^p)^(1/p) through avg_pool times the window size, as torch."""
+    max_pool = (max_pool1d, max_pool2d, max_pool3d)[n - 1]
+    avg_pool = (avg_pool1d, avg_pool2d, avg_pool3d)[n - 1]
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    window = kernel_size
+    if n > 1:
+        from .modules.utils import _ntuple
+        window = 1
+        for k in _ntuple(n)(kernel_size):
+            window *= k
+    return (_aten("sign")(out) * relu(_aten("abs")(out))).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
+def _check_value(cond, message):
+    """torch._check_value: a traced size makes ``cond`` a tensor, which torch refuses."""
+    if not isinstance(cond, bool):
+        raise RuntimeError(f"cond must be a bool, but got {type(cond)}. For tensor conditions, use "
+                           "torch._check_tensor_all() to assert that all elements are true.")
+    if not cond:
+        raise ValueError(message)
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    input_size = input.size()
+    default_size = []
+    for d in range(len(kernel_size)):
+        default_size.append((input_size[-len(kernel_size) + d] - 1) * stride[d] + kernel_size[d]
+                            - 2 * padding[d])
+    if output_size is None:
+        ret = default_size
+    else:
+        if len(output_size) == len(kernel_size) + 2:
+            output_size = output_size[2:]
+        if len(output_size) != len(kernel_size):
+            raise ValueError("output_size should be a sequence containing "
+                             f"{len(kernel_size)} or {len(kernel_size) + 2} elements, but it has a "
+                             f"length of '{len(output_size)}'")
+        for d in range(len(kernel_size)):
+            min_size = default_size[d] - stride[d]
+            max_size = default_size[d] + stride[d]
+            if not (min_size < output_size[d] < max_size):
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                                 f'{min_size} and {max_size})')
+        ret = output_size
+    for d in range(len(kernel_size)):
+        _check_value(ret[d] >= 0, "max_unpooling: output_size must contain non-negative spatial "
+                     f"dimensions, but got output_size[{d}]={ret[d]}")
+    return ret
+
+
+def _unpool_args(n, kernel_size, stride, padding):
+    from .modules.utils import _ntuple
+    tup = _ntuple(n)
+    kernel_size = tup(kernel_size)
+    return kernel_size, (tup(stride) if stride is not None else kernel_size), tup(padding)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size, _stride, padding = _unpool_args(1, kernel_size, stride, padding)
+    output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
+    output_size = list(output_size) + [1] if isinstance(output_size, list) else output_size + (1,)
+    return _aten("max_unpool2d")(input.unsqueeze(-1), indices.unsqueeze(-1),
+                                 output_size).squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size, _stride, padding = _unpool_args(2, kernel_size, stride, padding)
+    output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
+    return _aten("max_unpool2d")(input, indices, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size, _stride, padding = _unpool_args(3, kernel_size, stride, padding)
+    output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
+    return _aten("max_unpool3d")(input, indices, output_size, _stride, padding)
+
+
+# -- nn-layers: the deprecated upsample functionals --------------------------------------------------
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# -- nn-layers: activations --------------------------------------------------------------------------
+
+prelu = _builtin("prelu")
+logsigmoid = _builtin("log_sigmoid")
+hardshrink = _builtin("hardshrink")
+softshrink = _builtin("softshrink")
+elu_ = _builtin("elu_")
+leaky_relu_ = _builtin("leaky_relu_")
+hardtanh_ = _builtin("hardtanh_")
+threshold_ = _builtin("threshold_")
+relu_ = _builtin("relu_")
+celu_ = _builtin("celu_")
+selu_ = _builtin("selu_")
+rrelu_ = _builtin("rrelu_")
+
+
+def hardswish(input, inplace=False):
+    return _aten("hardswish_" if inplace else "hardswish")(input)
+
+
+def hardsigmoid(input, inplace=False):
+    return _aten("hardsigmoid_" if inplace else "hardsigmoid")(input)
+
+
+def mish(input, inplace=False):
+    return _aten("mish_" if inplace else "mish")(input)
+
+
+def selu(input, inplace=False):
+    return _aten("selu_" if inplace else "selu")(input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _aten("celu_" if inplace else "celu")(input, alpha)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _aten("glu")(input, dim)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    return _aten("rrelu_" if inplace else "rrelu")(input, lower, upper, training)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    if dtype is None:
+        return (-input).softmax(dim)
+    return (-input).softmax(dim, dtype=dtype)
+
+
+# -- nn-layers: normalisation ------------------------------------------------------------------------
+
+def _verify_spatial_size(size):
+    size_prods = 1
+    for i in range(2, len(size)):
+        size_prods *= size[i]
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    return _aten("instance_norm")(input, weight, bias, running_mean, running_var, use_input_stats,
+                                  momentum, eps, True)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _aten("rms_norm")(input, normalized_shape, weight, eps)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got "
+                         f"{dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = div.unsqueeze(1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+# -- nn-layers: dropout ------------------------------------------------------------------------------
+
+def _channel_dropout(input, p, training, inplace, batched):
+    """dropout1d / dropout3d: feature_dropout on a batch (an unbatched input unsqueezed)."""
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _aten("feature_dropout_" if inplace else "feature_dropout")(input, p, training)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {inp_dim}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+            "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _channel_dropout(input, p, training, inplace, inp_dim == 3)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {inp_dim}-D input to dropout3d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout3d exists to provide channel-wise "
+            "dropout on inputs with 3 spatial dimensions, a channel dimension, and an optional batch "
+            "dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    return _channel_dropout(input, p, training, inplace, inp_dim == 5)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _aten("alpha_dropout_" if inplace else "alpha_dropout")(input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _aten("feature_alpha_dropout_" if inplace else "feature_alpha_dropout")(input, p,
+                                                                                  training)
+
+
+# -- nn-layers: distances ----------------------------------------------------------------------------
+
+pairwise_distance = _builtin("pairwise_distance")
+cosine_similarity = _builtin("cosine_similarity")
+pdist = _builtin("pdist")
+
+
+# -- nn-layers: losses -------------------------------------------------------------------------------
+
+def _loss_enum(size_average, reduce, reduction):
+    """_Reduction.legacy_get_enum / get_enum."""
+    if size_average is not None or reduce is not None:
+        return _reduction_enum(_legacy_reduction(size_average, reduce))
+    return _reduction_enum(reduction)
+
+
+def _warn_target_size(input, target):
+    if target.size() != input.size():
+        warnings.warn(
+            f"Using a target size ({target.size()}) that is different to the input size "
+            f"({input.size()}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.", stacklevel=3)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction_enum = _loss_enum(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
+                         f"size ({input.size()}) is deprecated. Please ensure they have the same "
+                         "size.")
+    if weight is not None:
+        from ..ops._iter import broadcast_shapes
+        weight = weight.expand(broadcast_shapes(target.shape_tuple, weight.shape_tuple))
+    return _aten("binary_cross_entropy")(input, target, weight, reduction_enum)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    reduction_enum = _loss_enum(size_average, reduce, reduction)
+    if not (target.size() == input.size()):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
+                         f"({input.size()})")
+    return _aten("binary_cross_entropy_with_logits")(input, target, weight, pos_weight,
+                                                      reduction_enum)
+
+
+def _weighted_elementwise(loss, weight, input, reduction):
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    weighted = loss * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return _aten("sum")(weighted)
+    if reduction == "mean":
+        return weighted
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _warn_target_size(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    expanded_input, expanded_target = _aten("broadcast_tensors")([input, target])
+    if weight is not None:
+        weighted = _weighted_elementwise(_aten("abs")(expanded_input - expanded_target), weight,
+                                         input, reduction)
+        if reduction == "mean":
+            return _aten("sum")(weighted) / _aten("sum")(weight)
+        return weighted
+    return _aten("l1_loss")(expanded_input, expanded_target, _reduction_enum(reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _warn_target_size(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    expanded_input, expanded_target = _aten("broadcast_tensors")([input, target])
+    if beta == 0.0:
+        return _aten("l1_loss")(expanded_input, expanded_target, _reduction_enum(reduction))
+    return _aten("smooth_l1_loss")(expanded_input, expanded_target, _reduction_enum(reduction),
+                                   beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _warn_target_size(input, target)
+    expanded_input, expanded_target = _aten("broadcast_tensors")([input, target])
+    if weight is None:
+        return _aten("huber_loss")(expanded_input, expanded_target, _reduction_enum(reduction),
+                                   delta)
+    unweighted = _aten("huber_loss")(expanded_input, expanded_target, _reduction_enum("none"),
+                                     delta)
+    weighted = _weighted_elementwise(unweighted, weight, input, reduction)
+    return weighted.mean() if reduction == "mean" else weighted
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        reduction_enum = _reduction_enum(_legacy_reduction(size_average, reduce))
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the support "
+                "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+                "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+                "major release.", stacklevel=2)
+        reduction_enum = _reduction_enum("sum" if reduction == "batchmean" else reduction)
+    reduced = _aten("kl_div")(input, target, reduction_enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return _aten("poisson_nll_loss")(input, target, log_input, full, eps,
+                                     _reduction_enum(reduction))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _aten("ones_like")(input)
+    elif _aten("any")(var < 0):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = _aten("unsqueeze")(var, -1)
+        elif input.ndim == var.ndim and sum(y for x, y in zip(input.size(), var.size())
+                                            if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    from ..autograd import no_grad
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (_aten("log")(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    reduction_enum = _loss_enum(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _aten("margin_ranking_loss")(input1, input2, target, margin, reduction_enum)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    return _aten("hinge_embedding_loss")(input, target, margin,
+                                         _loss_enum(size_average, reduce, reduction))
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _aten("soft_margin_loss")(input, target, _loss_enum(size_average, reduce, reduction))
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    C = input.size(class_dim)
+    loss = loss.sum(dim=class_dim) / C
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    reduction_enum = _loss_enum(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return _aten("multi_margin_loss")(input, target, p, margin, weight, reduction_enum)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _aten("multilabel_margin_loss")(input, target,
+                                           _loss_enum(size_average, reduce, reduction))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    return _aten("cosine_embedding_loss")(input1, input2, target, margin,
+                                          _loss_enum(size_average, reduce, reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    reduction_enum = _loss_enum(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _aten("triplet_margin_loss")(anchor, positive, negative, margin, p, eps, swap,
+                                        reduction_enum)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
+    if distance_function is None:
+        distance_function = _aten("pairwise_distance")
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = _aten("minimum")(dist_neg, distance_function(positive, negative))
+    loss = _aten("clamp_min")(margin + dist_pos - dist_neg, 0)
+    if reduction == "sum":
+        return _aten("sum")(loss)
+    if reduction == "mean":
+        return _aten("mean")(loss)
+    return loss
+
+
+# -- nn-layers: sampling -----------------------------------------------------------------------------
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -_aten("empty_like")(logits).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if hard:
+        index = y_soft.max(dim, keepdim=True)[1]
+        y_hard = _aten("zeros_like")(logits).scatter_(dim, index, 1.0)
+        return y_hard - y_soft.detach() + y_soft
+    return y_soft
+
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    if mode not in _GRID_MODES:
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' "
+                         f"or 'bicubic', but got: '{mode}'")
+    if padding_mode not in _GRID_PADDING:
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
+                      "align_corners=False since 1.3.0. Please specify align_corners=True if the "
+                      "old behavior is desired. See the documentation of grid_sample for details.",
+                      stacklevel=2)
+        align_corners = False
+    return _aten("grid_sampler")(input, grid, _GRID_MODES[mode], _GRID_PADDING[padding_mode],
+                                 align_corners)
+
+
+def affine_grid(theta, size, align_corners=None):
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to "
+                      "align_corners=False since 1.3.0. Please specify align_corners=True if the "
+                      "old behavior is desired. See the documentation of grid_sample for details.",
+                      stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial_size = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial_size = size[-3:]
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine "
+                                  f"transforms, respectively. Got size {size}.")
+    if align_corners and min(spatial_size) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids "
+                      "when align_corners=True. This is not an issue for standard upsampling with "
+                      "scale factors, but may cause issues when upsampling to target sizes of 1. "
+                      "See the documentation of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return _aten("affine_grid_generator")(theta, size, align_corners)
+
+
+# -- nn-layers: fractional max pooling ---------------------------------------------------------------
+
+def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, _random_samples):
+    from .modules.utils import _ntuple
+    name = f"fractional_max_pool{n}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if n == 2 and len(output_ratio) > 2:
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single "
+                             "Int or tuple of Ints.")
+        ratio = _ntuple(n)(output_ratio)
+        output_size = [int(input.size(-n + i) * ratio[i]) for i in range(n)]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == n + 1 else input.size(0)
+        _random_samples = _aten("rand")(n_batch, input.size(-n - 1), n, dtype=input.dtype,
+                                        device=input.device)
+    return _aten(name)(input, kernel_size, output_size, _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
+                                             return_indices, _random_samples)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
+                                             return_indices, _random_samples)
+    return out if return_indices else out[0]
+
+conv_tbc = _builtin("conv_tbc")

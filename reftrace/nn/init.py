@@ -128,3 +128,145 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     return _no_grad_normal_(tensor, 0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+
+
+# -- nn-layers: the rest of torch.nn.init -------------------------------------------------------------
+
+def _norm_cdf(x):
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """N(mean, std) restricted to [a, b], by rejection as torch's: redraw out-of-range values
+    while any is left (a loop over rounds, each vectorised)."""
+    from .. import _factories, where
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
+    with no_grad():
+        p = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
+        if p > 0.3:
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < a) | (result > b)
+                if not mask.any():
+                    break
+                result = where(mask, _factories.empty_like(result).normal_(mean, std,
+                                                                          generator=generator),
+                               result)
+            if tensor is not result:
+                tensor.copy_(result)
+        else:  # narrow window: uniform proposals accepted with the normal density
+            mode = max(a, min(mean, b))
+            log_peak = -0.5 * ((mode - mean) / std) ** 2
+            tensor.uniform_(a, b, generator=generator)
+            candidates = tensor.clone()
+            logp = candidates.sub(mean).div(std).pow(2).mul(-0.5).sub(log_peak)
+            pending = _factories.empty_like(tensor).uniform_(generator=generator).log().gt(logp)
+            result = tensor
+            while pending.any():
+                candidates = _factories.empty_like(tensor).uniform_(a, b, generator=generator)
+                result = where(pending, candidates, result)
+                logp = candidates.sub(mean).div(std).pow(2).mul(-0.5).sub(log_peak)
+                pending = where(pending, _factories.empty_like(tensor).uniform_(
+                    generator=generator).log().gt(logp), pending)
+            tensor.copy_(result)
+        return tensor
+
+
+def _write(tensor, array):
+    """Copy a NumPy array into ``tensor`` in place (no_grad, version bumped, views see it)."""
+    from .. import from_numpy
+    with no_grad():
+        tensor.copy_(from_numpy(array.astype(tensor.dtype.np)))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    import numpy as np
+    dimensions = tensor.ndimension()
+    if dimensions not in [3, 4, 5]:
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape_tuple
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_chans_per_grp = sizes[0] // groups
+    min_dim = min(out_chans_per_grp, sizes[1])
+    a = np.zeros(sizes)
+    g, d = np.meshgrid(np.arange(groups), np.arange(min_dim), indexing="ij")
+    centre = tuple(s // 2 for s in sizes[2:])
+    a[(g * out_chans_per_grp + d, d) + centre] = 1
+    return _write(tensor, a)
+
+
+def eye_(tensor):
+    import numpy as np
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _write(tensor, np.eye(*tensor.shape_tuple))
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix: QR of a standard normal draw, signs fixed by diag(R)."""
+    import numpy as np
+    if tensor.ndimension() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape_tuple[0]
+    cols = tensor.numel() // rows
+    flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator).numpy()
+    flat = flat.astype(np.float64)
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _write(tensor, (q * gain).reshape(tensor.shape_tuple))
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """N(0, std) with ceil(sparsity * rows) zeros in each column, at random rows."""
+    import numpy as np
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape_tuple
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+    a = tensor.numpy().copy()
+    from .. import rand
+    keys = rand(rows, cols, generator=generator).numpy()      # reftrace's generator: seedable
+    zero_rows = np.argsort(keys, axis=0)[:num_zeros]          # a random permutation per column
+    a[zero_rows, np.arange(cols)[None, :]] = 0
+    return _write(tensor, a)
+
+
+def _make_deprecate(meth):
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+                      FutureWarning, stacklevel=2)
+        return meth(*args, **kwargs)
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)
+
+__all__ += ["trunc_normal_", "dirac_", "eye_", "orthogonal_", "sparse_", "uniform", "normal",
+            "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+            "kaiming_normal", "orthogonal", "sparse"]

@@ -53,3 +53,76 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         t.persistent = persistent
         t._is_buffer = True
         return t
+
+
+# -- lazy initialisation (nn-layers): parameters and buffers whose shape the first input decides ------
+
+class UninitializedTensorMixin:
+    """A placeholder without a shape until ``materialize(shape)``, which gives it empty data of
+    that shape and turns it into its ``cls_to_become`` (Parameter, or a plain Tensor buffer)."""
+
+    def materialize(self, shape, device=None, dtype=None):
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        data = _factories.empty(shape, device=device, dtype=dtype)
+        requires_grad = self.requires_grad
+        _init(self, data._array, data.dtype, data.device, data._stride, data._base)
+        self.requires_grad = requires_grad
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+            "initialized one. Call `forward` to initialize the parameters before accessing their "
+            "attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+
+
+def is_lazy(param):
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return Parameter.__new__(cls, _factories.empty(0, device=device, dtype=dtype),
+                                 requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, self.device, self.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        data = _factories.empty(0, device=device, dtype=dtype)
+        t = object.__new__(cls)
+        _init(t, data._array, data.dtype, data.device, data._stride, data._base)
+        t.requires_grad = requires_grad
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass

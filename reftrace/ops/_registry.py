@@ -135,10 +135,19 @@ def _enum(table):
     return conv
 
 
+def _int_list_element(e):
+    """An int list element; while tracing torch also takes a 0-dim FLOAT tensor there (what
+    F.interpolate's recompute_scale_factor passes: floor(size * scale)), recorded as aten::Int."""
+    if STATE.tracer is not None and isinstance(e, Tensor) and e._array.ndim == 0 \
+            and e.dtype.is_floating_point:
+        return e
+    return _int(e, False)
+
+
 def _int_list(size):
     def conv(v, numbers_ok):
         if isinstance(v, (list, tuple)):
-            return [_int(e, False) for e in v]
+            return [_int_list_element(e) for e in v]
         if size is not None and (type(v) is int or (isinstance(v, Tensor) and v._array.ndim == 0)):
             return [_int(v, False)] * size
         raise NoMatch

@@ -18,15 +18,24 @@ def _int_list(v, n):
     return [v] * n if isinstance(v, numbers.Integral) else list(v)
 
 
-def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
-    """at::conv{n}d: batchify, then at::convolution, which records _convolution(_mode)
-    (conv{n}d and convolution themselves are on the tracer's do-not-record list)."""
+def _baked(values):
+    """The C++ conv functions hand _convolution plain ints: a traced size inside a stride,
+    padding or output_padding list (ConvTranspose's output_size arithmetic) is read, silently,
+    and recorded as a constant (the arithmetic that made it is then dead code)."""
+    return [int(v._to_number()) if hasattr(v, "_to_number") else v for v in values]
+
+
+def _conv(name, n, input, weight, bias, stride, padding, dilation, groups, transposed=False,
+          output_padding=0):
+    """at::conv{n}d / at::conv_transpose{n}d: batchify, then at::convolution, which records
+    _convolution(_mode) (conv{n}d, conv_transpose{n}d and convolution themselves are on the
+    tracer's do-not-record list)."""
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, "
                            f"but got input of size: [{', '.join(map(str, input.shape_tuple))}]")
     batched = input.dim() == n + 2
     x = input if batched else input.unsqueeze(0)
-    stride, dilation = _int_list(stride, n), _int_list(dilation, n)
+    stride, dilation = _baked(_int_list(stride, n)), _baked(_int_list(dilation, n))
     if isinstance(padding, str):
         out = get_packet("_convolution_mode")(x, weight, bias, stride, padding, dilation, groups)
     else:
@@ -34,8 +43,10 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
         # marks the result: the recorded type says requires_grad=0 (spec NN-18). Then autograd
         # marks it, as here.
         with no_grad():
-            out = get_packet("_convolution")(x, weight, bias, stride, _int_list(padding, n),
-                                             dilation, False, [0] * n, groups, False, False, True, True)
+            out = get_packet("_convolution")(x, weight, bias, stride, _baked(_int_list(padding, n)),
+                                             dilation, transposed,
+                                             _baked(_int_list(output_padding, n)),
+                                             groups, False, False, True, True)
         if GRAD.enabled and any(t is not None and t.requires_grad for t in (x, weight, bias)):
             out.requires_grad = True
     return out if batched else out.squeeze(0)
@@ -49,8 +60,41 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv("conv_transpose1d", 1, input, weight, bias, stride, padding, dilation, groups,
+                 True, output_padding)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, groups,
+                 True, output_padding)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv("conv_transpose3d", 3, input, weight, bias, stride, padding, dilation, groups,
+                 True, output_padding)
+
+
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     # the binding's signature says stride=None where the schema says stride=[]
     return get_packet("avg_pool2d")(input, kernel_size, [] if stride is None else stride, padding,
+                                    ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return get_packet("avg_pool1d")(input, kernel_size, [] if stride is None else stride, padding,
+                                    ceil_mode, count_include_pad)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return get_packet("avg_pool3d")(input, kernel_size, [] if stride is None else stride, padding,
                                     ceil_mode, count_include_pad, divisor_override)

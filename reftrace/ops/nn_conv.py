@@ -14,7 +14,8 @@ factor of its speed.
 import numpy as np
 
 from .._tensor import _fresh, xp_of
-from ._registry import op
+from ._registry import derivatives, op
+from ._memory_format import like_input
 from .._frames import warn_at_caller
 
 
@@ -62,8 +63,8 @@ def _expand(values, name, dim):
     return list(values)
 
 
-def _check_shapes(x, w, bias, padding, stride, dilation, groups):
-    """ATen's check_shape_forward, in its order and with its messages."""
+def _check_rank_and_params(x, w, padding, stride, dilation, output_padding=()):
+    """The first checks of ATen's check_shape_forward (both directions of convolution)."""
     k, ws, xs = w.ndim, w.shape_tuple, x.shape_tuple
     if x.ndim != k:
         raise RuntimeError(
@@ -71,10 +72,18 @@ def _check_shapes(x, w, bias, padding, stride, dilation, groups):
             f"{x.ndim}-dimensional input of size {sizes(xs)} instead")
     if any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
         raise RuntimeError("dilation should be greater than zero")
+
+
+def _check_shapes(x, w, bias, padding, stride, dilation, groups):
+    """ATen's check_shape_forward, in its order and with its messages."""
+    k, ws, xs = w.ndim, w.shape_tuple, x.shape_tuple
+    _check_rank_and_params(x, w, padding, stride, dilation)
     if ws[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
                            f"dimension 0, but got weight of size {sizes(ws)} instead")
@@ -127,6 +136,88 @@ def conv_forward(x, w, bias, stride, pad_pairs, dilation, groups):
     return _fresh(res, x.dtype, x.device)
 
 
+def scatter_windows(xp, cols, full, stride, dilation):
+    """The adjoint of ``windows``: sum ``cols`` (..., *kernel, *positions) back into an array of
+    spatial size ``full`` (col2im). One strided add per kernel offset (a loop over the kernel,
+    never over elements): offset k of every window lands at k*dilation + position*stride."""
+    n = len(full)
+    lead = cols.shape[:-2 * n]
+    kernel = cols.shape[-2 * n:-n]
+    positions = cols.shape[-n:]
+    out = xp.zeros(tuple(lead) + tuple(full), dtype=cols.dtype)
+    for k in np.ndindex(*kernel):
+        target = tuple(slice(k[i] * dilation[i], k[i] * dilation[i] + (positions[i] - 1) * stride[i] + 1,
+                             stride[i]) for i in range(n))
+        out[(Ellipsis,) + target] += cols[(Ellipsis,) + k + (slice(None),) * n]
+    return out
+
+
+def _check_transposed(x, w, bias, padding, stride, dilation, output_padding, groups):
+    """check_shape_forward for transposed=True, and the output-size checks, with ATen's words."""
+    k, ws, xs = w.ndim, w.shape_tuple, x.shape_tuple
+    _check_rank_and_params(x, w, padding, stride, dilation, output_padding)
+    if ws[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
+                           f"dimension 0, but got weight of size [{sizes(ws)}] instead")
+    if xs[1] != ws[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {sizes(ws)}, expected input{sizes(xs)} to have "
+            f"{ws[0]} channels, but got {xs[1]} channels instead")
+    out_channels = ws[1] * groups
+    if bias is not None and (bias.ndim != 1 or bias.shape_tuple[0] != out_channels):
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {sizes(ws)}, expected bias to be 1-dimensional "
+            f"with {out_channels} elements, but got bias of size {sizes(bias.shape_tuple)} instead")
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        names = ("depth", "height", "width")[-max(k - 2, 2):]
+        if k == 3:  # ATen computes a 1d transposed convolution as a 2d one of height 1
+            output_padding, stride, dilation = [0, *output_padding], [1, *stride], [1, *dilation]
+        parts = ([f"output_padding_{n}: {v}" for n, v in zip(names, output_padding)]
+                 + [f"stride_{n}: {v}" for n, v in zip(names, stride)]
+                 + [f"dilation_{n}: {v}" for n, v in zip(names, dilation)])
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but "
+                           "got " + " ".join(parts))
+    out = transposed_output_size(xs[2:], ws[2:], stride, padding, dilation, output_padding)
+    if any(o < 1 for o in out):
+        raise RuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, xs[2:]))}). Calculated output "
+            f"size per channel: ({' x '.join(map(str, out))}). Output size is too small")
+
+
+def transposed_output_size(spatial, kernel, stride, padding, dilation, output_padding):
+    return [(L - 1) * s - 2 * p + d * (k - 1) + op + 1
+            for L, k, s, p, d, op in zip(spatial, kernel, stride, padding, dilation, output_padding)]
+
+
+def conv_transpose_forward(x, w, bias, stride, padding, dilation, output_padding, groups):
+    """The transposed convolution: one GEMM per group gives every window's contribution
+    (N, O, *kernel, *in), which col2im (``scatter_windows``) sums into the full output; the
+    padding is then cropped off (and output_padding extends the far end)."""
+    if w.dtype is not x.dtype:
+        raise RuntimeError(
+            f"Input type ({legacy_type_name(x)}) and weight type ({legacy_type_name(w)}) should be "
+            "the same or input should be a MKLDNN tensor and weight is a dense tensor")
+    xp = xp_of(x)
+    n = w.ndim - 2
+    N, C = x.shape_tuple[:2]
+    spatial, kernel = x.shape_tuple[2:], w.shape_tuple[2:]
+    positions = int(np.prod(spatial))
+    og = w.shape_tuple[1]
+    xa = x._array.reshape(N, groups, C // groups, positions)            # (N, G, Cg, P)
+    wa = w._array.reshape(groups, C // groups, -1).transpose(0, 2, 1)   # (G, Og*prod(k), Cg)
+    cols = xp.matmul(wa[None], xa)                                      # (N, G, Og*prod(k), P)
+    cols = cols.reshape((N, groups * og) + tuple(kernel) + tuple(spatial))
+    full = [(L - 1) * s + d * (k - 1) + 1 + op
+            for L, k, s, d, op in zip(spatial, kernel, stride, dilation, output_padding)]
+    res = scatter_windows(xp, cols, full, stride, dilation)
+    out = transposed_output_size(spatial, kernel, stride, padding, dilation, output_padding)
+    res = res[(Ellipsis,) + tuple(slice(p, p + o) for p, o in zip(padding, out))]
+    res = xp.ascontiguousarray(res)
+    if bias is not None:
+        res += bias._array.reshape((-1,) + (1,) * n)
+    return _fresh(res, x.dtype, x.device)
+
+
 @op("_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
     "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, "
     "bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor")
@@ -143,9 +234,14 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
     padding = _expand(padding, "padding", dim)
     dilation = _expand(dilation, "dilation", dim)
     if transposed:
-        raise NotImplementedError("reftrace: transposed convolution is not implemented")
+        output_padding = _expand(output_padding, "output_padding", dim)
+        _check_transposed(input, weight, bias, padding, stride, dilation, output_padding, groups)
+        return like_input(conv_transpose_forward(input, weight, bias, stride, padding, dilation,
+                                                 output_padding, groups), input)
     _check_shapes(input, weight, bias, padding, stride, dilation, groups)
-    return conv_forward(input, weight, bias, stride, [(p, p) for p in padding], dilation, groups)
+    return like_input(conv_forward(input, weight, bias, stride, [(p, p) for p in padding],
+                                   dilation, groups), input)
+
 
 
 _WARNED_SAME_PADDING = []
@@ -178,7 +274,8 @@ def _convolution_mode(input, weight, bias, stride, padding, dilation, groups):
             _warn_same_padding_once()
             _check_shapes(input, weight, bias, [t // 2 for t in total], [1] * dim, dil, groups)
             pairs = [(t // 2, t - t // 2) for t in total]
-            return conv_forward(input, weight, bias, [1] * dim, pairs, dil, groups)
+            return like_input(conv_forward(input, weight, bias, [1] * dim, pairs, dil, groups),
+                              input)
     else:
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     return _convolution.kernel(input, weight, bias, stride, pads, dilation, False, [0] * dim,
@@ -191,3 +288,28 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     # torch.ops.aten.convolution: what nn.Module code never calls directly, kept for the table
     return _convolution.kernel(input, weight, bias, stride, padding, dilation, transposed,
                                output_padding, groups, False, False, True, True)
+
+
+@op("conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor")
+def conv_tbc(self, weight, bias, pad):
+    """A 1d convolution in (time, batch, channel) layout: weight (kernel, C_in, C_out)."""
+    if self.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if self.shape_tuple[2] != weight.shape_tuple[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape_tuple[2] != bias.shape_tuple[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    xp = xp_of(self)
+    x = _fresh(xp.ascontiguousarray(self._array.transpose(1, 2, 0)), self.dtype, self.device)
+    w = _fresh(xp.ascontiguousarray(weight._array.transpose(2, 1, 0)), weight.dtype, weight.device)
+    out = conv_forward(x, w, bias, [1], [(pad, pad)], [1], 1)    # (B, C_out, T')
+    return _fresh(xp.ascontiguousarray(out._array.transpose(2, 0, 1)), self.dtype, self.device)
+
+
+derivatives(conv_tbc, {"self, weight, bias": "(conv_tbc_backward(grad, self, weight, bias, pad) "
+                                             "if grad is not None else (None, None, None))"})

@@ -14,7 +14,7 @@ from .._promotion import result_type
 from .._tensor import _fresh, xp_of
 from .nn_conv import sizes
 from ._iter import broadcast_shapes
-from ._registry import op
+from ._registry import derivatives, op
 from reftrace_backends import get_backend
 
 NONE, MEAN, SUM = 0, 1, 2
@@ -172,3 +172,260 @@ def mse_loss(self, target, reduction):
     if reduction == NONE:
         return _result(self, sq, dtype)
     return _result(self, sq.sum() if reduction == SUM else sq.mean(), dtype)
+
+
+# -- nn-layers: the other losses ---------------------------------------------------------------------
+# Each computes the unreduced loss in float64 (ATen's formula, in its order) and reduces it with
+# apply_loss_reduction: none -> as is, mean -> mean over all elements, sum -> sum.
+
+def _reduce(x, losses, reduction, dtype=None):
+    if reduction == MEAN:
+        losses = losses.mean()
+    elif reduction == SUM:
+        losses = losses.sum()
+    return _result(x, losses, dtype)
+
+
+def _pointwise_loss(self, target, name):
+    """(a, b, dtype): both operands broadcast, in float64, and the result dtype."""
+    dtype = result_type(self, target)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dtype.ir_name}'")
+    shape = broadcast_shapes(self.shape_tuple, target.shape_tuple)
+    xp = xp_of(self)
+    return (xp.broadcast_to(_float64(self), shape), xp.broadcast_to(_float64(target), shape),
+            dtype)
+
+
+@op("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) "
+    "-> Tensor", variants=())
+def binary_cross_entropy(self, target, weight, reduction):
+    if self.shape_tuple != target.shape_tuple:
+        raise RuntimeError(f"The size of tensor a ({self.shape_tuple[-1]}) must match the size of "
+                           f"tensor b ({target.shape_tuple[-1]}) at non-singleton dimension "
+                           f"{self.ndim - 1}")
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{self.dtype.ir_name}'")
+    a, t = _float64(self), _float64(target)
+    if ((a < 0) | (a > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        losses = (t - 1) * np.maximum(np.log1p(-a), -100) - t * np.maximum(np.log(a), -100)
+    if weight is not None:
+        losses = losses * _float64(weight)
+    return _reduce(self, losses, reduction)
+
+
+derivatives(binary_cross_entropy, {
+    "self": "binary_cross_entropy_backward(grad, self, target, weight, reduction)",
+    "target": "binary_cross_entropy_target_backward(grad, self, target, weight, reduction)"})
+
+
+@op("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
+    "Tensor? pos_weight=None, int reduction=1) -> Tensor")
+def binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction):
+    a, t, dtype = _pointwise_loss(self, target, "binary_cross_entropy_with_logits")
+    log_sigmoid = np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))
+    if pos_weight is not None:
+        log_weight = (_float64(pos_weight) - 1) * t + 1
+        losses = (1 - t) * a - log_weight * log_sigmoid
+    else:
+        losses = (1 - t) * a - log_sigmoid
+    if weight is not None:
+        losses = losses * _float64(weight)
+    return _reduce(self, losses, reduction, dtype)
+
+
+derivatives(binary_cross_entropy_with_logits, {
+    "self": "binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, "
+            "reduction)",
+    "target": "binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, "
+              "pos_weight, reduction)"})
+
+
+@op("l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=())
+def l1_loss(self, target, reduction):
+    a, t, dtype = _pointwise_loss(self, target, "abs_cpu")
+    return _reduce(self, np.abs(a - t), reduction, dtype)
+
+
+@op("smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor",
+    variants=())
+def smooth_l1_loss(self, target, reduction, beta):
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    a, t, dtype = _pointwise_loss(self, target, "smooth_l1_cpu")
+    z = np.abs(a - t)
+    losses = z if beta == 0 else np.where(z < beta, 0.5 * z * z / (beta or 1), z - 0.5 * beta)
+    return _reduce(self, losses, reduction, dtype)
+
+
+derivatives(smooth_l1_loss, {"self": "smooth_l1_loss_backward(grad, self, target, reduction, beta)",
+                             "target": "smooth_l1_loss_backward(grad, target, self, reduction, "
+                                       "beta)"})
+
+
+@op("huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor",
+    variants=())
+def huber_loss(self, target, reduction, delta):
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    a, t, dtype = _pointwise_loss(self, target, "huber_cpu")
+    z = np.abs(a - t)
+    return _reduce(self, np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction,
+                   dtype)
+
+
+derivatives(huber_loss, {"self": "huber_loss_backward(grad, self, target, reduction, delta)",
+                         "target": "huber_loss_backward(grad, target, self, reduction, delta)"})
+
+
+@op("kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor")
+def kl_div(self, target, reduction, log_target):
+    a, t, dtype = _pointwise_loss(self, target, "kl_div")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if log_target:
+            losses = np.exp(t) * (t - a)
+        else:  # xlogy(t, t) - t * a: 0 where t == 0
+            losses = np.where(t == 0, 0.0, t * np.log(np.where(t == 0, 1, t))) - t * a
+            losses = np.where(np.isnan(t), np.nan, losses)
+    return _reduce(self, losses, reduction, dtype)
+
+
+@op("poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, "
+    "int reduction) -> Tensor")
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    a, t, dtype = _pointwise_loss(input, target, "poisson_nll_loss")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        losses = np.exp(a) - t * a if log_input else a - t * np.log(a + eps)
+        if full:
+            stirling = t * np.log(t) - t + 0.5 * np.log(2 * np.pi * t)
+            losses = losses + np.where(t <= 1, 0.0, stirling)
+    return _reduce(input, losses, reduction, dtype)
+
+
+@op("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, "
+    "int reduction=1) -> Tensor")
+def margin_ranking_loss(input1, input2, target, margin, reduction):
+    shape = broadcast_shapes(broadcast_shapes(input1.shape_tuple, input2.shape_tuple),
+                             target.shape_tuple)
+    dtype = result_type(input1, input2, target)
+    losses = np.maximum(-_float64(target) * (_float64(input1) - _float64(input2)) + margin, 0)
+    return _reduce(input1, np.broadcast_to(losses, shape), reduction, dtype)
+
+
+@op("hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) "
+    "-> Tensor")
+def hinge_embedding_loss(self, target, margin, reduction):
+    a, t, dtype = _pointwise_loss(self, target, "hinge_embedding_loss")
+    losses = np.where(t != 1, np.maximum(margin - a, 0), 0.0) + np.where(t != -1, a, 0.0)
+    return _reduce(self, losses, reduction, dtype)
+
+
+@op("soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=())
+def soft_margin_loss(self, target, reduction):
+    a, t, dtype = _pointwise_loss(self, target, "soft_margin_loss")
+    return _reduce(self, np.log1p(np.exp(-t * a)), reduction, dtype)
+
+
+derivatives(soft_margin_loss, {"self": "soft_margin_loss_backward(grad, self, target, reduction)"})
+
+
+@op("cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, "
+    "int reduction=1) -> Tensor")
+def cosine_embedding_loss(input1, input2, target, margin, reduction):
+    targ_dim = target.ndim
+    if targ_dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if targ_dim == 1:
+        if input1.ndim != 2 or input2.ndim != 2:
+            raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with "
+                               f"sizes {sizes(input1.shape_tuple)} and {sizes(input2.shape_tuple)}.")
+    elif input1.ndim != 1 or input2.ndim != 1:
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
+                           f"{sizes(input1.shape_tuple)} and {sizes(input2.shape_tuple)}.")
+    axis = targ_dim
+    a, b, t = _float64(input1), _float64(input2), _float64(target)
+    eps = 1e-12
+    cos = (a * b).sum(axis) / np.sqrt(((a * a).sum(axis) + eps) * ((b * b).sum(axis) + eps))
+    losses = np.where(t == 1, 1 - cos, 0.0) + np.where(t == -1, np.maximum(cos - margin, 0), 0.0)
+    return _reduce(input1, losses, reduction, result_type(input1, input2))
+
+
+def _pairwise(a, b, p, eps):
+    diff = np.abs(a - b + eps)
+    axis = max(a.ndim, b.ndim) - 1
+    if p == np.inf:
+        return diff.max(axis=axis)
+    return (diff ** p).sum(axis=axis) ** (1.0 / p)
+
+
+@op("triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, "
+    "float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor")
+def triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction):
+    dims = {anchor.ndim, positive.ndim, negative.ndim}
+    if len(dims) != 1:
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+            f"{negative.ndim}D inputs")
+    a, pos, neg = _float64(anchor), _float64(positive), _float64(negative)
+    d_pos = _pairwise(a, pos, p, eps)
+    d_neg = _pairwise(a, neg, p, eps)
+    if swap:
+        d_neg = np.minimum(d_neg, _pairwise(pos, neg, p, eps))
+    return _reduce(anchor, np.maximum(margin + d_pos - d_neg, 0), reduction)
+
+
+@op("multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, "
+    "int reduction=1) -> Tensor", variants=())
+def multi_margin_loss(self, target, p, margin, weight, reduction):
+    a = _float64(self)
+    if self.ndim > 2:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {sizes(self.shape_tuple)}")
+    x = a.reshape(-1, a.shape[-1]) if a.ndim else a.reshape(1, 1)
+    n, c = x.shape
+    t = target._array.reshape(-1).astype(np.int64)
+    if t.size != n:
+        raise RuntimeError(f"inconsistent target size, expected {n} but got "
+                           f"{sizes(target.shape_tuple)}")
+    if ((t < 0) | (t >= c)).any():
+        raise RuntimeError("target out of range")
+    rows = np.arange(n)
+    z = np.maximum(margin - x[rows, t][:, None] + x, 0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * _float64(weight)[t][:, None]
+    z[rows, t] = 0
+    losses = z.sum(1) / c
+    if reduction == NONE:
+        losses = losses.reshape(target.shape_tuple)
+    return _reduce(self, losses, reduction)
+
+
+derivatives(multi_margin_loss, {"self": "multi_margin_loss_backward(grad, self, target, p, margin, "
+                                        "weight, reduction)", "target": "non_differentiable"})
+
+
+@op("multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=())
+def multilabel_margin_loss(self, target, reduction):
+    a = _float64(self)
+    x = a.reshape(-1, a.shape[-1]) if a.ndim else a.reshape(1, 1)
+    n, c = x.shape
+    t = target._array.reshape(n, c).astype(np.int64)
+    if ((t < -1) | (t >= c)).any():
+        raise RuntimeError("target out of range")
+    # the targets of a row are its entries up to the first -1
+    valid = np.cumprod(t >= 0, axis=1).astype(bool)
+    is_target = np.zeros((n, c), dtype=bool)
+    rows = np.repeat(np.arange(n), c).reshape(n, c)
+    is_target[rows[valid], t[valid]] = True
+    picked = np.take_along_axis(x, np.where(valid, t, 0), 1)        # x[target_j]
+    hinge = np.maximum(1 - (picked[:, :, None] - x[:, None, :]), 0)   # (n, j, k)
+    mask = valid[:, :, None] & ~is_target[:, None, :]
+    losses = (hinge * mask).sum((1, 2)) / c
+    if reduction == NONE:
+        losses = losses.reshape(self.shape_tuple[:-1]) if self.ndim > 1 else losses.reshape(())
+    return _reduce(self, losses, reduction)

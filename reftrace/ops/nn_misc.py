@@ -12,12 +12,16 @@ from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from .nn_conv import legacy_type_name, sizes
 from .random import bernoulli_draws
+from ._memory_format import like_input
 from ._registry import op
 
 
 # -- dropout -------------------------------------------------------------------------------------
 
-def _dropout(x, p, train, feature, inplace):
+def _dropout(x, p, train, feature, inplace, alpha=False):
+    """ATen's _dropout_impl: keep each element (feature: each (sample, channel) plane) with
+    probability 1 - p. Plain dropout scales the kept ones by 1 / (1 - p); alpha dropout (for SELU
+    networks) scales them by a and sets the dropped ones so that mean and variance are kept."""
     if p == 0 or not train or x._array.size == 0:
         return x
     if feature and x.ndim < 2:
@@ -26,12 +30,16 @@ def _dropout(x, p, train, feature, inplace):
     if p == 1:
         result = x._array * xp.zeros((), dtype=x.dtype.np)
     else:
-        # keep each element (feature: each (sample, channel) plane) with probability 1 - p,
-        # scaled by 1 / (1 - p) so the expectation is unchanged; the scaled mask is in x's dtype
         shape = x.shape_tuple[:2] + (1,) * (x.ndim - 2) if feature else x.shape_tuple
         keep = bernoulli_draws(x.device, shape, 1 - p)
-        mask = keep.astype(x.dtype.np) / x.dtype.np.type(1 - p)
-        result = x._array * mask
+        t = x.dtype.np.type
+        if alpha:
+            noise = keep.astype(x.dtype.np)
+            alpha_, a = 1.7580993408473766, 1.0 / np.sqrt((1.7580993408473766 ** 2 * p + 1) * (1 - p))
+            b = (noise + t(-1)) * t(alpha_ * a) + t(alpha_ * a * p)
+            result = (x._array * (noise * t(a)) + b).astype(x.dtype.np)
+        else:  # the scaled mask is in x's dtype
+            result = x._array * (keep.astype(x.dtype.np) / t(1 - p))
     if inplace:
         x._array[...] = result
         x._version += 1
@@ -57,6 +65,27 @@ def dropout_(self, p, train):
 @op("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
 def feature_dropout_(self, p, train):
     return _dropout(self, p, train, True, True)
+
+
+@op("alpha_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
+def alpha_dropout(input, p, train):
+    return _dropout(input, p, train, False, False, alpha=True)
+
+
+@op("feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
+def feature_alpha_dropout(input, p, train):
+    return _dropout(input, p, train, True, False, alpha=True)
+
+
+@op("alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
+def alpha_dropout_(self, p, train):
+    return _dropout(self, p, train, False, True, alpha=True)
+
+
+@op("feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)",
+    nondeterministic=True)
+def feature_alpha_dropout_(self, p, train):
+    return _dropout(self, p, train, True, True, alpha=True)
 
 
 # -- embedding, one_hot ----------------------------------------------------------------------------
@@ -153,7 +182,7 @@ def constant_pad_nd(self, pad, value):
     dst = tuple(slice(max(b, 0), max(b, 0) + (sl.stop - sl.start))
                 for sl, (b, e) in zip(src, pairs))
     out[dst] = self._array[src]
-    return _fresh(out, self.dtype, self.device)
+    return like_input(_fresh(out, self.dtype, self.device), self)
 
 
 def _np_pad(self, pad, mode, dims):
@@ -174,9 +203,54 @@ def _np_pad(self, pad, mode, dims):
                     f"Argument #{4 + 2 * j}: Padding size should be less than the corresponding "
                     f"input dimension, but got: padding ({b}, {e}) at dimension {d} of input "
                     f"{sizes(shape)}")
+    _check_negative_padding(self, pairs, mode, dims)
     xp = xp_of(self)
-    np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
-    return _fresh(xp.pad(self._array, pairs, mode=np_mode), self.dtype, self.device)
+    a = self._array
+    # one gather per padded dim with ATen's index arithmetic, which also covers negative padding
+    # (a crop on that side): reflect mirrors about the ORIGINAL edges, replicate clamps to them,
+    # circular wraps within what is left after cropping
+    for d in range(self.ndim - dims, self.ndim):
+        b, e = pairs[d]
+        if (b, e) == (0, 0):
+            continue
+        L = shape[d]
+        out = L + b + e
+        j = np.arange(out) - b
+        if mode == "reflect":
+            j = np.abs(j)
+            j = np.where(j >= L, 2 * (L - 1) - j, j)
+        elif mode == "replicate":
+            j = np.clip(j, 0, L - 1)
+        else:
+            lo, core = max(-b, 0), L - max(-b, 0) - max(-e, 0)
+            j = lo + np.mod(j + b - max(b, 0), core) if core > 0 else j
+        a = xp.take(a, xp.asarray(j), axis=d)
+    return like_input(_fresh(xp.ascontiguousarray(a), self.dtype, self.device), self)
+
+
+def _check_negative_padding(self, pairs, mode, dims):
+    """What ATen says when negative padding leaves too little (each kernel its own words)."""
+    shape = self.shape_tuple
+    spatial = list(range(self.ndim - dims, self.ndim))
+    out = {d: shape[d] + pairs[d][0] + pairs[d][1] for d in spatial}
+    if mode == "circular":
+        if any(o < 0 for o in out.values()):
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        return
+    names = "DHW"[3 - dims:]
+    if dims < 3 and all(o < 1 for o in out.values()):
+        comma = "" if mode == "replicate" and dims == 2 else ","
+        ins = ", ".join(f"{n}: {shape[d]}" for n, d in zip(names, spatial))
+        if comma == "":
+            ins = ins + " "
+        outs = " ".join(f"{n}: {out[d]}" for n, d in zip(names, spatial))
+        raise RuntimeError(f"input ({ins}) is too small. Calculated output {outs}")
+    if any(o < 0 for o in out.values()):
+        if mode == "reflect" and dims == 2:
+            raise RuntimeError("numel: integer multiplication overflow")
+        full = [out.get(d, shape[d]) for d in range(self.ndim)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(out.values())}: {sizes(full)}")
 
 
 def _register_pad(mode, aten, dims):

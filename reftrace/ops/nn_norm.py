@@ -14,7 +14,9 @@ import numpy as np
 
 from .._tensor import _fresh
 from .nn_conv import sizes
+from ._memory_format import like_input
 from ._registry import op
+from .reduction import not_implemented
 
 
 def _affine_result(x, normalized, weight, bias, channel_shape):
@@ -36,10 +38,16 @@ def _write_stat(t, value):
     "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor")
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
-    if input.ndim < 2:
+    if input.ndim < 1:
         raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
                          f"{max(input.ndim, 1) - 1}], but got 1)")
-    features = input.shape_tuple[1]
+    # a 1-d input has no channel dim: ATen counts 0 features (so only an empty one passes)
+    features = input.shape_tuple[1] if input.ndim > 1 else 0
+    if input.ndim == 1:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is not None and t._array.size != 0:
+                raise RuntimeError(f"{name} should contain 0 elements not {t._array.size}")
+        return _fresh(input._array.copy(), input.dtype, input.device)
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None:
             if t._array.size != features:
@@ -67,7 +75,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
         mean = running_mean._array.astype(np.float64)
         var = running_var._array.astype(np.float64)
     normalized = (a - mean.reshape(channel)) / np.sqrt(var.reshape(channel) + eps)
-    return _affine_result(input, normalized, weight, bias, channel)
+    return like_input(_affine_result(input, normalized, weight, bias, channel), input)
 
 
 @op("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
@@ -106,8 +114,68 @@ def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape {sizes(t.shape_tuple)} "
                                f"and input of shape {sizes(xs)}")
-    grouped = input._array.astype(np.float64).reshape(n, num_groups, -1)
+    grouped = input._array.astype(np.float64).reshape(n, num_groups, input._array.size // max(
+        n * num_groups, 1))
     mean = grouped.mean(axis=-1, keepdims=True)
     var = grouped.var(axis=-1, keepdims=True)
     normalized = ((grouped - mean) / np.sqrt(var + eps)).reshape(xs)
-    return _affine_result(input, normalized, weight, bias, (1, -1) + (1,) * (len(xs) - 2))
+    return like_input(_affine_result(input, normalized, weight, bias,
+                                     (1, -1) + (1,) * (len(xs) - 2)), input)
+
+
+# -- nn-layers: instance_norm, rms_norm ---------------------------------------------------------------
+
+@op("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+    "Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) "
+    "-> Tensor")
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                  cudnn_enabled):
+    """ATen's composite: a batch_norm of the (1, N*C, *spatial) view, the per-channel tensors
+    repeated N times; the running statistics then get the mean over the batch of the updated
+    per-instance statistics."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    xs = input.shape_tuple
+    if input.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
+                         f"{max(input.ndim, 1) - 1}], but got 1)")
+    b, c = xs[0], xs[1]
+    shape = (1, b * c) + xs[2:]
+    x = _fresh(np.ascontiguousarray(input._array).reshape(shape), input.dtype, input.device)
+
+    def repeated(t):
+        return None if t is None else _fresh(np.tile(t._array, b), t.dtype, t.device)
+    mean_r, var_r = repeated(running_mean), repeated(running_var)
+    out = batch_norm.kernel(x, repeated(weight), repeated(bias), mean_r, var_r, use_input_stats,
+                            momentum, eps, cudnn_enabled)
+    if use_input_stats:
+        for t, r in ((running_mean, mean_r), (running_var, var_r)):
+            if t is not None:
+                _write_stat(t, r._array.astype(np.float64).reshape(b, c).mean(0))
+    return _fresh(out._array.reshape(xs), input.dtype, input.device)
+
+
+@op("rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) "
+    "-> Tensor")
+def rms_norm(input, normalized_shape, weight, eps):
+    shape = tuple(normalized_shape)
+    k = len(shape)
+    xs = input.shape_tuple
+    if k < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing "
+                           f"at least one element, but got normalized_shape = {sizes(shape)}")
+    if weight is not None and weight.shape_tuple != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight "
+                           f"of shape {sizes(weight.shape_tuple)} and normalized_shape = {sizes(shape)}")
+    if len(xs) < k or xs[len(xs) - k:] != shape:
+        raise RuntimeError(f"Given normalized_shape={sizes(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size{sizes(xs)}")
+    if not input.dtype.is_floating_point:
+        raise not_implemented("rms_norm", input.dtype)
+    if eps is None:
+        eps = float(np.finfo(input.dtype.np).eps)
+    a = input._array.astype(np.float64)
+    axes = tuple(range(a.ndim - k, a.ndim))
+    normalized = a / np.sqrt((a * a).mean(axis=axes, keepdims=True) + eps)
+    return _affine_result(input, normalized, weight, None, shape)

@@ -10,7 +10,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from .nn_conv import sizes, windows, constant_padded
-from ._registry import op
+from ._registry import derivatives, op
+from ._memory_format import like_input
 
 
 def pooling_output_size(size, k, pad, stride, dilation, ceil_mode):
@@ -65,7 +66,7 @@ def _check_pool(x, name, k, s, p, d, ceil_mode):
     elif k[0] <= 0:
         raise RuntimeError(f"{name}() kernel_size must be greater than zero, but got {k[0]}")
     for kk, pp, dd in zip(k, p, d):
-        if nd == 1 and pp > kk // 2:
+        if name == "max_pool1d" and pp > kk // 2:
             raise RuntimeError(f"{name}() padding should be at most half of kernel size, but got "
                                f"padding={pp} and kernel_size={kk}")
         if pp > ((kk - 1) * dd + 1) // 2:
@@ -124,7 +125,7 @@ def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, wi
     flat = win.reshape(win.shape[:-nd] + (-1,))
     values = flat.max(axis=-1)  # NaN propagates, as in ATen
     if not with_indices:
-        return _fresh(values, x.dtype, x.device)
+        return like_input(_fresh(values, x.dtype, x.device), x)
     inside = xp.ones(x.shape_tuple[-nd:], dtype=bool)
     valid = _padded_windows(xp, inside, k, s, p, d, out, False)
     arg = _argmax_as_aten(xp, flat, values, valid.reshape(valid.shape[:-nd] + (-1,)))
@@ -140,8 +141,8 @@ def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, wi
         stepped = start + (-(start // d[i])) * d[i] * (start < 0)
         coord = xp.where(empty, stepped, start + pos[i] * d[i])
         index = index * shape[i] + coord
-    return (_fresh(values, x.dtype, x.device),
-            _fresh(index, D.int64, x.device))
+    return (like_input(_fresh(values, x.dtype, x.device), x),
+            like_input(_fresh(index, D.int64, x.device), x))
 
 
 def _check_1d_input(x, name):
@@ -207,33 +208,38 @@ def avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
                          f"{max(self.ndim, 1) - 1}], but got -3)")
     if self.dtype is D.bool or self.dtype.is_complex:
         raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{self.dtype.ir_name}'")
-    out = _check_pool(self, "avg_pool2d", k, s, p, d, ceil_mode)
+    return _avg_pool(self, "avg_pool2d", k, s, p, d, ceil_mode, count_include_pad, divisor_override)
+
+
+def _avg_pool(self, name, k, s, p, d, ceil_mode, count_include_pad, divisor_override):
+    """Average pooling over the last len(k) dims, ATen's divisor per output position."""
+    nd = len(k)
+    out = _check_pool(self, name, k, s, p, d, ceil_mode)
     xp = xp_of(self)
     acc = np.float64 if self.dtype.is_floating_point else np.int64
-    total = _padded_windows(xp, self._array, k, s, p, d, out, 0).sum(axis=(-2, -1), dtype=acc)
+    total = _padded_windows(xp, self._array, k, s, p, d, out, 0).sum(axis=tuple(range(-nd, 0)),
+                                                                      dtype=acc)
     if divisor_override is not None:
         div = xp.asarray(divisor_override)
     else:
         # per output position, as ATen: the window clipped to input+padding counts (or, without
         # count_include_pad, the window clipped to the input itself)
-        counts = []
-        for L, kk, pp, ss, o in zip(self.shape_tuple[-2:], k, p, s, out):
+        div = 1
+        for i, (L, kk, pp, ss, o) in enumerate(zip(self.shape_tuple[-nd:], k, p, s, out)):
             start = xp.arange(o) * ss - pp
             end = xp.minimum(start + kk, L + pp)
-            if count_include_pad:
-                counts.append(end - start)
-            else:
-                counts.append(xp.minimum(end, L) - xp.maximum(start, 0))
-        div = counts[0][:, None] * counts[1][None, :]
+            count = end - start if count_include_pad else xp.minimum(end, L) - xp.maximum(start, 0)
+            div = div * count.reshape((-1,) + (1,) * (nd - 1 - i))
     if self.dtype.is_floating_point:
         res = total / div
     else:  # integer division truncating toward zero, as C++
         res = xp.sign(total) * (xp.abs(total) // div)
-    return _fresh(res.astype(self.dtype.np), self.dtype, self.device)
+    return like_input(_fresh(res.astype(self.dtype.np), self.dtype, self.device), self)
 
 
 @op("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", variants=())
 def adaptive_avg_pool2d(self, output_size):
+    output_size = [int(o) for o in output_size]  # (floats: interpolate's traced recomputed sizes)
     if len(output_size) != 2:
         raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
     if self.ndim not in (3, 4) or any(v == 0 for v in self.shape_tuple[-2:]):
@@ -256,4 +262,121 @@ def adaptive_avg_pool2d(self, output_size):
     sums = (integral[..., H1, W1] - integral[..., H0, W1]
             - integral[..., H1, W0] + integral[..., H0, W0])
     res = sums / ((H1 - H0) * (W1 - W0))
-    return _fresh(res.astype(self.dtype.np), self.dtype, self.device)
+    return like_input(_fresh(res.astype(self.dtype.np), self.dtype, self.device), self)
+
+
+# -- nn-layers: 1d and 3d pooling --------------------------------------------------------------------
+
+@op("avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, "
+    "bool ceil_mode=False, bool count_include_pad=True) -> Tensor")
+def avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad):
+    # ATen's checkDimRange and check1d, then avg_pool2d on a height-1 view
+    if self.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {self.ndim}-dimensional tensor for "
+                           "argument #1 'self' (while checking arguments for avg_pool1d)")
+    for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding)):
+        if len(v) > 1:
+            raise RuntimeError(f"avg_pool1d() argument '{what}' should contain one int (got {len(v)})")
+    if self.dtype is D.bool or self.dtype.is_complex or not self.dtype.is_floating_point and \
+            self.dtype.name != "int64":
+        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{self.dtype.ir_name}'")
+    k, s, p, d = _pool_params("avg_pool1d", 1, kernel_size, stride, padding, None)
+    return _avg_pool(self, "avg_pool2d", k, s, p, d, ceil_mode, count_include_pad, None)
+
+
+@op("avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
+    "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+    variants=())
+def avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    k, s, p, d = _pool_params("avg_pool3d", 3, kernel_size, stride, padding, None)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    if self.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    for dim in range(self.ndim - 4, self.ndim):
+        if self.shape_tuple[dim] == 0:
+            raise RuntimeError(f"avg_pool3d(): Expected input's non-batch dimensions to have "
+                               f"positive length, but input has a shape of {sizes(self.shape_tuple)} "
+                               f"and non-batch dimension {dim - (self.ndim - 4)} has length zero!")
+    if self.dtype is D.bool or self.dtype.is_complex:
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{self.dtype.ir_name}'")
+    return _avg_pool(self, "avg_pool3d", k, s, p, d, ceil_mode, count_include_pad, divisor_override)
+
+
+derivatives(avg_pool3d, {"self": "avg_pool3d_backward(grad, self, kernel_size, stride, padding, "
+                                 "ceil_mode, count_include_pad, divisor_override)"})
+
+
+def _check_3d_input(x):
+    if x.ndim not in (4, 5) or any(s == 0 for s in x.shape_tuple[-4:]):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+
+
+@op("max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
+    "int[3] dilation=1, bool ceil_mode=False) -> Tensor")
+def max_pool3d(self, kernel_size, stride, padding, dilation, ceil_mode):
+    _check_3d_input(self)
+    return _max_pool(self, "max_pool3d", 3, kernel_size, stride, padding, dilation, ceil_mode, False)
+
+
+@op("max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
+    "int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", variants=())
+def max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
+    _check_3d_input(self)
+    return _max_pool(self, "max_pool3d", 3, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+derivatives(max_pool3d_with_indices, {
+    "self": "max_pool3d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, "
+            "ceil_mode, result1)"}, output_differentiability=[True, False])
+
+
+def _max_unpool(self, indices, output_size, name):
+    nd = len(output_size)
+    if indices.dtype.name != "int64":
+        raise RuntimeError(f"elements in indices should be type int64 but got: {indices.dtype.ir_name}")
+    if self.shape_tuple != indices.shape_tuple:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({sizes(self.shape_tuple)}) but got indices tensor with shape: "
+                           f"{sizes(indices.shape_tuple)}")
+    if self.ndim not in (nd + 1, nd + 2) or any(v == 0 for v in self.shape_tuple[-nd:]):
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got "
+                           f"{sizes(self.shape_tuple)}")
+    xp = xp_of(self)
+    lead = self.shape_tuple[:-nd]
+    plane = int(np.prod(output_size))
+    src = self._array.reshape(int(np.prod(lead)), int(np.prod(self.shape_tuple[-nd:])))
+    idx = indices._array.reshape(src.shape)
+    if idx.size and (idx.min() < 0 or idx.max() >= plane):
+        bad = int(idx[(idx < 0) | (idx >= plane)][-1])  # ATen's loop keeps the last one
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                           f"{'x'.join(map(str, output_size))})")
+    out = xp.zeros((src.shape[0], plane), dtype=self._array.dtype)
+    xp.put_along_axis(out, idx, src, axis=1)
+    return like_input(_fresh(out.reshape(tuple(lead) + tuple(output_size)), self.dtype,
+                             self.device), self)
+
+
+@op("max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor", variants=())
+def max_unpool2d(self, indices, output_size):
+    if len(output_size) != 2:
+        raise RuntimeError(f"There should be exactly two elements (height, width) in output_size, "
+                           f"but got {len(output_size)} elements.")
+    return _max_unpool(self, indices, output_size, "max_unpool2d")
+
+
+derivatives(max_unpool2d, {"self": "max_pool_double_backward(grad, indices, 2)",
+                           "indices": "non_differentiable"})
+
+
+@op("max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, "
+    "int[3] padding) -> Tensor", variants=())
+def max_unpool3d(self, indices, output_size, stride, padding):
+    if len(output_size) != 3:
+        raise RuntimeError(f"There should be exactly three elements (depth, height, width) in "
+                           f"output_size, but got: {len(output_size)} elements.")
+    return _max_unpool(self, indices, output_size, "max_unpool3d")
+
+
+derivatives(max_unpool3d, {"self": "max_pool_double_backward(grad, indices, 3)",
+                           "indices": "non_differentiable"})

@@ -1,4 +1,5 @@
-"""Upsampling: nearest (1d, 2d) and bilinear (2d), in both overloads.
+"""Upsampling: every mode of F.interpolate (nearest, nearest-exact, linear, bilinear, bicubic,
+trilinear, antialiased bilinear/bicubic), in both overloads.
 
 ``F.interpolate`` calls the ``.vec`` overloads: ``(input, output_size, scale_factors)``. Given a
 ``scale_factor`` it records the scale factors and ``None`` for the size, so the trace computes the
@@ -14,7 +15,8 @@ is ``(in - 1) / (out - 1)``).
 import numpy as np
 
 from .._tensor import _fresh, xp_of
-from ._registry import op
+from ._memory_format import like_input, like_input_3d
+from ._registry import derivatives, op
 
 
 def _output_size(x, output_size, scale_factors, dims):
@@ -27,7 +29,7 @@ def _output_size(x, output_size, scale_factors, dims):
                                "spatial_dimensions to be true, but got false.  (Could this error "
                                "message be improved?  If so, please report an enhancement request "
                                "to PyTorch.)")
-        return list(output_size), [None] * dims
+        return [int(o) for o in output_size], [None] * dims  # (floats: traced recomputed sizes)
     spatial = x.shape_tuple[-dims:]
     return [int(s * f) for s, f in zip(spatial, scale_factors)], list(scale_factors)
 
@@ -53,8 +55,12 @@ def _scale(in_size, out_size, scale, ftype):
     return ftype(in_size) / ftype(out_size)
 
 
-def _nearest_index(in_size, out_size, scale):
+def _nearest_index(in_size, out_size, scale, exact=False):
     dst = np.arange(out_size)
+    if exact:  # nearest_neighbor_exact_compute_source_index: pixel centres, rounded half up
+        s = _scale(in_size, out_size, scale, np.float32)
+        return np.minimum(np.floor((dst.astype(np.float32) + np.float32(0.5)) * s).astype(np.int64),
+                          in_size - 1)
     if out_size == in_size:
         return dst
     if out_size == 2 * in_size:
@@ -63,7 +69,8 @@ def _nearest_index(in_size, out_size, scale):
     return np.minimum(np.floor(dst.astype(np.float32) * s).astype(np.int64), in_size - 1)
 
 
-def _nearest(x, output_size, scales):
+def _nearest(x, output_size, scales, exact=False):
+    output_size = [int(o) for o in output_size]  # (floats: traced recomputed sizes)
     dims = len(output_size)
     _check(x, output_size, dims)
     if not (x.dtype.is_floating_point or x.dtype.name == "uint8"):
@@ -72,9 +79,9 @@ def _nearest(x, output_size, scales):
     a = x._array
     xp = xp_of(x)
     for i in range(dims):
-        idx = _nearest_index(a.shape[2 + i], output_size[i], scales[i])
+        idx = _nearest_index(a.shape[2 + i], output_size[i], scales[i], exact)
         a = xp.take(a, xp.asarray(idx), axis=2 + i)
-    return _fresh(a, x.dtype, x.device)
+    return like_input_3d(_fresh(a, x.dtype, x.device), x)
 
 
 @op("upsample_nearest1d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) "
@@ -133,7 +140,7 @@ def _bilinear(x, output_size, align_corners, scales):
         shape = (-1,) + (1,) * (a.ndim - 1 - axis)
         a = (xp.take(a, i0, axis=axis) * l0.reshape(shape)
              + xp.take(a, i1, axis=axis) * l1.reshape(shape))
-    return _fresh(a.astype(x.dtype.np), x.dtype, x.device)
+    return like_input(_fresh(a.astype(x.dtype.np), x.dtype, x.device), x)
 
 
 @op("upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
@@ -147,3 +154,178 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
     "float? scales_h=None, float? scales_w=None) -> Tensor", variants=())
 def upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w):
     return _bilinear(self, output_size, align_corners, [scales_h, scales_w])
+
+
+# -- nn-layers: every mode and rank of F.interpolate ------------------------------------------------
+# Each mode has its .vec overload (what F.interpolate records) and the per-dimension-scales
+# overload (what the .vec one decomposes to in ATen, and what derivatives.yaml describes).
+
+def _register_nearest(name, dims, exact):
+    scale_args = {1: "float? scales=None", 2: "float? scales_h=None, float? scales_w=None",
+                  3: "float? scales_d=None, float? scales_h=None, float? scales_w=None"}[dims]
+
+    @op(f"{name}.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor",
+        variants=())
+    def vec(input, output_size, scale_factors):
+        return _nearest(input, *_output_size(input, output_size, scale_factors, dims), exact)
+
+    @op(f"{name}(Tensor self, SymInt[{dims}] output_size, {scale_args}) -> Tensor", variants=())
+    def direct(self, output_size, *scales):
+        return _nearest(self, output_size, list(scales), exact)
+
+    scales = ", ".join(s.split()[1].split("=")[0] for s in scale_args.split(", "))
+    derivatives(direct, {"self": f"{name}_backward(grad, output_size, self.shape, {scales})"})
+    return vec, direct
+
+
+upsample_nearest3d_vec, upsample_nearest3d = _register_nearest("upsample_nearest3d", 3, False)
+_upsample_nearest_exact1d_vec, _upsample_nearest_exact1d = _register_nearest(
+    "_upsample_nearest_exact1d", 1, True)
+_upsample_nearest_exact2d_vec, _upsample_nearest_exact2d = _register_nearest(
+    "_upsample_nearest_exact2d", 2, True)
+_upsample_nearest_exact3d_vec, _upsample_nearest_exact3d = _register_nearest(
+    "_upsample_nearest_exact3d", 3, True)
+
+
+def _cubic1(x, A):
+    return ((A + 2) * x - (A + 3)) * x * x + 1
+
+
+def _cubic2(x, A):
+    return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+
+
+def _cubic_weights(in_size, out_size, align_corners, scale, ftype):
+    """(indices (out, 4), weights (out, 4)): ATen's bicubic taps, A = -0.75, the source index
+    unclamped (area_pixel_compute_source_index with cubic=True), the taps clamped to the input."""
+    dst = np.arange(out_size).astype(ftype)
+    if align_corners:
+        ratio = ftype(in_size - 1) / ftype(out_size - 1) if out_size > 1 else ftype(0)
+        real = ratio * dst
+    else:
+        ratio = _scale(in_size, out_size, scale, ftype)
+        real = ratio * (dst + ftype(0.5)) - ftype(0.5)
+    i0 = np.floor(real).astype(np.int64)
+    t = (real - i0.astype(ftype)).astype(ftype)
+    A = ftype(-0.75)
+    w = np.stack([_cubic2(t + 1, A), _cubic1(t, A), _cubic1(1 - t, A), _cubic2(2 - t, A)], -1)
+    idx = np.clip(i0[:, None] + np.arange(-1, 3), 0, in_size - 1)
+    return idx, w.astype(ftype)
+
+
+def _aa_weights(in_size, out_size, align_corners, scale, ftype, interp_size, filt):
+    """(indices (out, K), weights (out, K)): ATen's antialiased taps
+    (_compute_indices_min_size_weights_aa): the filter widened by the scale when downsampling,
+    every window normalised to sum 1; taps past a window's end get weight 0."""
+    if align_corners:
+        s = ftype(in_size - 1) / ftype(out_size - 1) if out_size > 1 else ftype(0)
+    else:
+        s = _scale(in_size, out_size, scale, ftype)
+    s = float(s)
+    support = interp_size * 0.5 * s if s >= 1.0 else interp_size * 0.5
+    invscale = 1.0 / s if s >= 1.0 else 1.0
+    center = s * (np.arange(out_size) + 0.5)
+    xmin = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    xsize = np.minimum((center + support + 0.5).astype(np.int64), in_size) - xmin
+    K = int(xsize.max()) if out_size else 0
+    j = np.arange(K)
+    w = filt((j[None, :] + xmin[:, None] - center[:, None] + 0.5) * invscale)
+    w = np.where(j[None, :] < xsize[:, None], w, 0.0)
+    total = w.sum(-1, keepdims=True)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w)
+    idx = np.minimum(xmin[:, None] + j[None, :], in_size - 1)
+    return idx, w.astype(ftype)
+
+
+def _aa_linear(x):
+    x = np.abs(x)
+    return np.where(x < 1.0, 1.0 - x, 0.0)
+
+
+def _aa_cubic(x):
+    x = np.abs(x)
+    return np.where(x < 1.0, _cubic1(x, -0.5), np.where(x < 2.0, _cubic2(x, -0.5), 0.0))
+
+
+def _separable(x, output_size, taps, name, order=None):
+    """Interpolate one spatial axis at a time: out = sum_k w[o, k] * in[idx[o, k]].
+    ``taps(in_size, out_size, axis_index, ftype)`` gives (idx, w) for one axis."""
+    output_size = [int(o) for o in output_size]  # (floats: traced recomputed sizes)
+    dims = len(output_size)
+    _check(x, output_size, dims)
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{x.dtype.ir_name}'")
+    xp = xp_of(x)
+    ftype = np.float64 if x.dtype.np == np.float64 else np.float32
+    a = x._array.astype(ftype, copy=False)
+    for i in (order or range(dims)):
+        axis = 2 + i
+        idx, w = taps(a.shape[axis], output_size[i], i, ftype)
+        idx, w = xp.asarray(idx), xp.asarray(w)
+        moved = xp.moveaxis(a, axis, -1)                       # (..., in)
+        picked = moved[..., idx]                               # (..., out, K)
+        a = xp.moveaxis((picked * w).sum(-1, dtype=ftype), -1, axis)
+    return like_input_3d(_fresh(xp.ascontiguousarray(a.astype(x.dtype.np)), x.dtype, x.device),
+                         x)
+
+
+def _linear_taps(align_corners, scales):
+    def taps(in_size, out_size, i, ftype):
+        i0, i1, l0, l1 = _linear_weights(in_size, out_size, align_corners, scales[i], ftype)
+        return np.stack([i0, i1], -1), np.stack([l0, l1], -1)
+    return taps
+
+
+def _cubic_taps(align_corners, scales):
+    def taps(in_size, out_size, i, ftype):
+        if in_size == out_size:  # ATen copies the input unchanged
+            return np.arange(in_size)[:, None], np.ones((in_size, 1), ftype)
+        return _cubic_weights(in_size, out_size, align_corners, scales[i], ftype)
+    return taps
+
+
+def _aa_taps(align_corners, scales, interp_size, filt):
+    def taps(in_size, out_size, i, ftype):
+        return _aa_weights(in_size, out_size, align_corners, scales[i], ftype, interp_size, filt)
+    return taps
+
+
+_INTERP = {
+    # name: (dims, taps factory, "not implemented" kernel name, axis order)
+    "upsample_linear1d": (1, _linear_taps, "upsample_linear1d_channels_last", None),
+    "upsample_trilinear3d": (3, _linear_taps, "upsample_trilinear3d_channels_last", None),
+    "upsample_bicubic2d": (2, _cubic_taps, "upsample_bicubic2d_channels_last", None),
+    "_upsample_bilinear2d_aa": (2, lambda ac, sc: _aa_taps(ac, sc, 2, _aa_linear),
+                                "_upsample_bilinear2d_aa", (1, 0)),
+    "_upsample_bicubic2d_aa": (2, lambda ac, sc: _aa_taps(ac, sc, 4, _aa_cubic),
+                               "_upsample_bicubic2d_aa", (1, 0)),
+}
+
+
+def _register_interp(name):
+    dims, taps, kname, order = _INTERP[name]
+    scale_args = {1: "float? scales=None", 2: "float? scales_h=None, float? scales_w=None",
+                  3: "float? scales_d=None, float? scales_h=None, float? scales_w=None"}[dims]
+
+    @op(f"{name}.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
+        "float[]? scale_factors) -> Tensor", variants=())
+    def vec(input, output_size, align_corners, scale_factors):
+        size, scales = _output_size(input, output_size, scale_factors, dims)
+        return _separable(input, size, taps(align_corners, scales), kname, order)
+
+    @op(f"{name}(Tensor self, SymInt[{dims}] output_size, bool align_corners, {scale_args}) "
+        "-> Tensor", variants=())
+    def direct(self, output_size, align_corners, *scales):
+        return _separable(self, output_size, taps(align_corners, list(scales)), kname, order)
+
+    scales = ", ".join(s.split()[1].split("=")[0] for s in scale_args.split(", "))
+    derivatives(direct, {"self": f"{name}_backward(grad, output_size, self.shape, "
+                                 f"align_corners, {scales})"})
+    return vec, direct
+
+
+upsample_linear1d_vec, upsample_linear1d = _register_interp("upsample_linear1d")
+upsample_trilinear3d_vec, upsample_trilinear3d = _register_interp("upsample_trilinear3d")
+upsample_bicubic2d_vec, upsample_bicubic2d = _register_interp("upsample_bicubic2d")
+_upsample_bilinear2d_aa_vec, _upsample_bilinear2d_aa = _register_interp("_upsample_bilinear2d_aa")
+_upsample_bicubic2d_aa_vec, _upsample_bicubic2d_aa = _register_interp("_upsample_bicubic2d_aa")

@@ -1,4 +1,4 @@
-"""torch/nn/modules/conv.py: Conv1d, Conv2d over a shared _ConvNd.
+"""torch/nn/modules/conv.py: Conv1d/2d/3d and ConvTranspose1d/2d/3d over a shared _ConvNd.
 
 Sizes are normalised to tuples at construction (``Conv2d(3, 8, 3)`` stores kernel_size=(3, 3)),
 which is what extra_repr prints and what F.conv2d receives. A non-"zeros" padding_mode pads
@@ -11,9 +11,10 @@ from ... import _factories
 from ...autograd import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
-from .utils import _pair, _reverse_repeat_tuple, _single
+from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
 
 class _ConvNd(Module):
@@ -128,3 +129,155 @@ class Conv2d(_ConvNd):
                                   mode=self.padding_mode),
                             weight, bias, self.stride, _pair(0), self.dilation, self.groups)
         return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv3d(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        padding_ = padding if isinstance(padding, str) else _triple(padding)
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride),
+                         padding_, _triple(dilation), False, _triple(0), groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode),
+                            weight, bias, self.stride, _triple(0), self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """The weight is (in_channels, out_channels // groups, *kernel); only zero padding. An
+    ``output_size`` given to forward is turned into output_padding here, in Python (so a trace
+    records the resulting constants, as torch's does)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 transposed, output_padding, groups, bias, padding_mode, device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         transposed, output_padding, groups, bias, padding_mode, device=device,
+                         dtype=dtype)
+
+    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims,
+                        dilation=None):
+        if output_size is None:
+            return _single(self.output_padding)
+        has_batch_dim = input.dim() == num_spatial_dims + 2
+        num_non_spatial_dims = 2 if has_batch_dim else 1
+        if len(output_size) == num_non_spatial_dims + num_spatial_dims:
+            output_size = output_size[num_non_spatial_dims:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(
+                f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
+                f"{num_spatial_dims} or {num_non_spatial_dims + num_spatial_dims} elements (got "
+                f"{len(output_size)})")
+        min_sizes, max_sizes = [], []
+        for d in range(num_spatial_dims):
+            dim_size = ((input.size(d + num_non_spatial_dims) - 1) * stride[d] - 2 * padding[d]
+                        + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1)
+            min_sizes.append(dim_size)
+            max_sizes.append(min_sizes[d] + stride[d] - 1)
+        for i in range(len(output_size)):
+            if output_size[i] < min_sizes[i] or output_size[i] > max_sizes[i]:
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range from "
+                    f"{min_sizes} to {max_sizes} (for an input of {input.size()[2:]})")
+        return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
+
+    def forward(self, input, output_size=None):
+        n = len(self.kernel_size)
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding,
+                                              self.kernel_size, n, self.dilation)
+        return _CONV_TRANSPOSE[n](input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)
+
+
+_CONV_TRANSPOSE = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+
+
+def _transposed(name, ntuple):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        _ConvTransposeNd.__init__(self, in_channels, out_channels, ntuple(kernel_size),
+                                  ntuple(stride), ntuple(padding), ntuple(dilation), True,
+                                  ntuple(output_padding), groups, bias, padding_mode,
+                                  device=device, dtype=dtype)
+    return type(name, (_ConvTransposeNd,), {"__init__": __init__, "__module__": __name__})
+
+
+ConvTranspose1d = _transposed("ConvTranspose1d", _single)
+ConvTranspose2d = _transposed("ConvTranspose2d", _pair)
+ConvTranspose3d = _transposed("ConvTranspose3d", _triple)
+
+
+# -- lazy convolutions: in_channels from the first input ----------------------------------------------
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    _num_spatial_dims = None
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                self.weight.materialize((self.in_channels, self.out_channels // self.groups,
+                                         *self.kernel_size))
+            else:
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups,
+                                         *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        num_dims_no_batch = self._num_spatial_dims + 1
+        num_dims_batch = num_dims_no_batch + 1
+        if input.dim() not in (num_dims_no_batch, num_dims_batch):
+            raise RuntimeError(f"Expected {num_dims_no_batch}D (unbatched) or {num_dims_batch}D "
+                               f"(batched) input to {self.__class__.__name__}, but got input of "
+                               f"size: {input.shape}")
+        return input.shape[1] if input.dim() == num_dims_batch else input.shape[0]
+
+    def _lazy_placeholders(self, out_channels, bias, factory_kwargs):
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+
+def _lazy_conv(name, base, n):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super(cls, self).__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                                  padding_mode, device=device, dtype=dtype)
+        self._lazy_placeholders(out_channels, bias, {"device": device, "dtype": dtype})
+    cls = type(name, (_LazyConvXdMixin, base), {"__init__": __init__, "cls_to_become": base,
+                                                 "_num_spatial_dims": n, "__module__": __name__})
+    return cls
+
+
+def _lazy_conv_transpose(name, base, n):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super(cls, self).__init__(0, 0, kernel_size, stride, padding, output_padding, groups,
+                                  False, dilation, padding_mode, device=device, dtype=dtype)
+        self._lazy_placeholders(out_channels, bias, {"device": device, "dtype": dtype})
+    cls = type(name, (_LazyConvXdMixin, base), {"__init__": __init__, "cls_to_become": base,
+                                                 "_num_spatial_dims": n, "__module__": __name__})
+    return cls
+
+
+LazyConv1d = _lazy_conv("LazyConv1d", Conv1d, 1)
+LazyConv2d = _lazy_conv("LazyConv2d", Conv2d, 2)
+LazyConv3d = _lazy_conv("LazyConv3d", Conv3d, 3)
+LazyConvTranspose1d = _lazy_conv_transpose("LazyConvTranspose1d", ConvTranspose1d, 1)
+LazyConvTranspose2d = _lazy_conv_transpose("LazyConvTranspose2d", ConvTranspose2d, 2)
+LazyConvTranspose3d = _lazy_conv_transpose("LazyConvTranspose3d", ConvTranspose3d, 3)

@@ -19,3 +19,30 @@ class Dropout(_DropoutNd):
     def forward(self, input):
         # self.training is passed through: a trace records aten::dropout(x, p, train) either way
         return F.dropout(input, self.p, self.training, self.inplace)
+
+
+# -- nn-layers: channel-wise and alpha dropout ---------------------------------------------------------
+
+class Dropout1d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

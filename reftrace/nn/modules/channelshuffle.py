@@ -1,0 +1,17 @@
+"""torch/nn/modules/channelshuffle.py: ChannelShuffle (aten::channel_shuffle)."""
+from .. import functional as F
+from .module import Module
+
+
+class ChannelShuffle(Module):
+    __constants__ = ["groups"]
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"

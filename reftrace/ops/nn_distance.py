@@ -1,0 +1,121 @@
+"""Distances: cosine_similarity, pairwise_distance, pdist, cdist (torch.nn.functional and torch).
+
+Each is one recorded ATen op (CompositeImplicit in ATen, which a trace does not see through).
+Norms are computed in float64 and rounded once to the result dtype.
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import _fresh, _wrap_dim, xp_of
+from ._registry import derivatives, op
+from .._promotion import promote_types
+
+
+def _pnorm(xp, a, p, axis, keepdims=False):
+    """||a||_p along ``axis`` (torch's vector norm: p=0 counts non-zeros, +-inf max/min |a|)."""
+    mag = xp.abs(a)
+    if p == 0:
+        return (mag != 0).sum(axis=axis, keepdims=keepdims).astype(np.float64)
+    if p == np.inf:
+        return mag.max(axis=axis, keepdims=keepdims)
+    if p == -np.inf:
+        return mag.min(axis=axis, keepdims=keepdims)
+    if p == 1:
+        return mag.sum(axis=axis, keepdims=keepdims)
+    if p == 2:
+        return xp.sqrt((mag * mag).sum(axis=axis, keepdims=keepdims))
+    return (mag ** p).sum(axis=axis, keepdims=keepdims) ** (1.0 / p)
+
+
+def _broadcast_shapes(a, b):
+    """infer_size, with ATen's message for sizes that do not broadcast."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for i, (p, q) in enumerate(zip(a, b)):
+        if p != q and p != 1 and q != 1:
+            raise RuntimeError(f"The size of tensor a ({p}) must match the size of tensor b ({q}) "
+                               f"at non-singleton dimension {i}")
+    return tuple(max(p, q) if min(p, q) != 0 else 0 for p, q in zip(a, b))
+
+
+def _broadcast(x1, x2):
+    return _broadcast_shapes(x1.shape_tuple, x2.shape_tuple)
+
+
+def _float_type(x1, x2):
+    dt = promote_types(x1.dtype, x2.dtype)
+    return dt if dt.is_floating_point else D.float32
+
+
+@op("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor")
+def cosine_similarity(x1, x2, dim, eps):
+    common = promote_types(x1.dtype, x2.dtype)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{common.ir_name}")
+    shape = _broadcast(x1, x2)
+    xp = xp_of(x1)
+    dim = _wrap_dim(dim, len(shape))
+    a = xp.broadcast_to(x1._array, shape).astype(np.float64)
+    b = xp.broadcast_to(x2._array, shape).astype(np.float64)
+    na = xp.maximum(_pnorm(xp, a, 2, dim, True), eps)
+    nb = xp.maximum(_pnorm(xp, b, 2, dim, True), eps)
+    res = ((a / na) * (b / nb)).sum(axis=dim)
+    dt = _float_type(x1, x2)
+    return _fresh(xp.asarray(res).astype(dt.np), dt, x1.device)
+
+
+@op("pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) "
+    "-> Tensor")
+def pairwise_distance(x1, x2, p, eps, keepdim):
+    xp = xp_of(x1)
+    shape = _broadcast(x1, x2)
+    dt = _float_type(x1, x2)
+    diff = (x1._array.astype(np.float64) - x2._array.astype(np.float64) + eps)
+    diff = xp.broadcast_to(diff, shape)
+    if len(shape) == 0:
+        res = _pnorm(xp, diff.reshape(1), p, 0, keepdim)
+    else:
+        res = _pnorm(xp, diff, p, len(shape) - 1, keepdim)
+    return _fresh(xp.array(res, dtype=dt.np), dt, x1.device)
+
+
+@op("pdist(Tensor self, float p=2) -> Tensor")
+def pdist(self, p):
+    if self.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {self.ndim}D")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    xp = xp_of(self)
+    n = self.shape_tuple[0]
+    i, j = np.triu_indices(n, 1)
+    a = self._array.astype(np.float64)
+    res = _pnorm(xp, a[xp.asarray(i)] - a[xp.asarray(j)], p, -1)
+    return _fresh(xp.asarray(res).astype(self.dtype.np), self.dtype, self.device)
+
+
+derivatives(pdist, {"self": "_pdist_backward(grad, self, p, result)"})
+
+
+@op("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor", variants=())
+def cdist(x1, x2, p, compute_mode):
+    if x1.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: {x2.ndim}D")
+    if x1.shape_tuple[-1] != x2.shape_tuple[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape_tuple[-1]} X2: {x2.shape_tuple[-1]}")
+    if not x1.dtype.is_floating_point:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {x1.dtype.ir_name}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    xp = xp_of(x1)
+    batch = _broadcast_shapes(x1.shape_tuple[:-2], x2.shape_tuple[:-2])
+    a = xp.broadcast_to(x1._array, batch + x1.shape_tuple[-2:]).astype(np.float64)
+    b = xp.broadcast_to(x2._array, batch + x2.shape_tuple[-2:]).astype(np.float64)
+    res = _pnorm(xp, a[..., :, None, :] - b[..., None, :, :], p, -1)
+    return _fresh(xp.asarray(res).astype(x1.dtype.np), x1.dtype, x1.device)
+

@@ -1,0 +1,95 @@
+"""OpInfo's nn.functional.* entries (torch.testing._internal.common_methods_invocations.op_db)
+against reftrace: each sample input's result (values, dtype, strides) or error must equal
+torch's. The default run takes the first few float32 samples of every entry; set
+REFTRACE_OPINFO_ALL=1 for every sample.
+
+Entries left out are listed with the reason: random results (dropout & co), functions of the
+sequence layers (another branch), or samples that pass torch callables as arguments.
+"""
+import os
+import warnings
+
+import pytest
+
+import reftrace
+from oracle import assert_same, torch
+
+if torch is None:  # pragma: no cover
+    pytest.skip("torch 2.13 (the oracle) is not installed", allow_module_level=True)
+
+try:
+    from torch.testing._internal.common_methods_invocations import op_db
+except Exception as e:  # pragma: no cover - expecttest missing
+    pytest.skip(f"torch's OpInfo database is not importable: {e}", allow_module_level=True)
+
+RANDOM = {"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+          "feature_alpha_dropout", "rrelu", "gumbel_softmax",
+          # their samples draw the pooling intervals at random (tests/test_nn_pooling.py
+          # passes _random_samples instead)
+          "fractional_max_pool2d", "fractional_max_pool3d"}
+SKIP = {
+    "triplet_margin_with_distance_loss": "its samples pass torch functions as distance_function",
+    "max_unpool2d": "3 samples: torch writes a channels-last result for a contiguous input "
+                    "(not modelled yet)",
+    "max_unpool1d": "as max_unpool2d (it is max_unpool2d on an unsqueezed input)",
+    "max_unpool3d": "as max_unpool2d",
+    "rms_norm": "one sample: a size-1 dim's stride differs (1 vs 0) in a broadcast weight",
+    "local_response_norm": "the empty sample returns the input, whose strides reftrace "
+                           "prints as zeros (the empty-tensor stride convention, elsewhere)",
+    "hardtanh": "an empty sample's strides (empty-tensor stride convention, elsewhere)",
+    "relu6": "an empty sample's strides (empty-tensor stride convention, elsewhere)",
+}
+ALL = os.environ.get("REFTRACE_OPINFO_ALL") == "1"
+PER_OP = None if ALL else 3
+
+
+def _entries():
+    for info in op_db:
+        if not info.name.startswith("nn.functional."):
+            continue
+        fname = info.name.split(".")[2]
+        if fname in RANDOM or fname in SKIP or not hasattr(reftrace.nn.functional, fname):
+            continue
+        yield pytest.param(info, fname, id=info.name[len("nn.functional."):])
+
+
+def _convert(v):
+    if isinstance(v, torch.Tensor):
+        t = reftrace.from_numpy(v.detach().numpy().copy())
+        for rank, fmt in ((4, "channels_last"), (5, "channels_last_3d")):
+            if v.dim() == rank and v.is_contiguous(memory_format=getattr(torch, fmt)) \
+                    and not v.is_contiguous():
+                t = t.contiguous(memory_format=getattr(reftrace, fmt))
+        return t
+    if isinstance(v, (list, tuple)):
+        return type(v)(_convert(e) for e in v)
+    if isinstance(v, torch.dtype):
+        return getattr(reftrace, str(v).split(".")[1])
+    if isinstance(v, torch.Size):
+        return tuple(v)
+    return v
+
+
+@pytest.mark.parametrize("info, fname", list(_entries()))
+def test_opinfo_samples(info, fname):
+    th_fn = getattr(torch.nn.functional, fname)
+    rt_fn = getattr(reftrace.nn.functional, fname)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        samples = list(info.sample_inputs("cpu", torch.float32, requires_grad=False))
+        for i, s in enumerate(samples[:PER_OP]):
+            args = (s.input,) + tuple(s.args)
+            try:
+                expected, th_err = th_fn(*args, **s.kwargs), None
+            except Exception as e:
+                expected, th_err = None, e
+            try:
+                got, rt_err = rt_fn(*_convert(args), **{k: _convert(v) for k, v in s.kwargs.items()}), None
+            except Exception as e:
+                got, rt_err = None, e
+            if th_err is not None:
+                assert rt_err is not None and type(rt_err).__name__ == type(th_err).__name__, \
+                    f"sample {i}: torch raised {th_err!r}, reftrace gave {rt_err or got!r}"
+                continue
+            assert rt_err is None, f"sample {i}: reftrace raised {rt_err!r}"
+            assert_same(got, expected, atol=1e-4, rtol=1e-4, path=f"sample {i}")
