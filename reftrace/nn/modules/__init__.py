@@ -10,6 +10,7 @@ from .linear import Bilinear, Identity, Linear  # noqa: F401
 from .normalization import GroupNorm, LayerNorm  # noqa: F401
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: F401
 from .sparse import Embedding  # noqa: F401
+from .activation import MultiheadAttention  # noqa: F401
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -18,3 +19,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Embedding", "Flatten", "ReLU", "GELU", "SiLU", "LeakyReLU", "ELU", "Sigmoid", "Tanh",
            "Softmax", "LogSoftmax"]
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ += ["MultiheadAttention"]
