@@ -21,7 +21,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _fresh, _strided, xp_of
-from ._registry import derivatives, op
+from .._device import strided
+from ._registry import derivatives, get_packet, op
 from .linalg import _check_bmm, _product, checked_scalar
 from .nn_misc import _dropout
 
@@ -213,3 +214,97 @@ def _native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_wei
             None if weights is None else _fresh(weights, query.dtype, query.device))
 # (no derivatives.yaml entry: torch's autograd reports NotImplemented for it; MHA takes this path
 # only when no gradient is needed)
+
+
+# -- TransformerEncoderLayer's fast path -----------------------------------------------------------
+
+@op("_transformer_encoder_layer_fwd(Tensor src, int embed_dim, int num_heads, Tensor qkv_weight, "
+    "Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, bool use_gelu, bool norm_first, "
+    "float eps, Tensor norm_weight_1, Tensor norm_bias_1, Tensor norm_weight_2, Tensor norm_bias_2, "
+    "Tensor ffn_weight_1, Tensor ffn_bias_1, Tensor ffn_weight_2, Tensor ffn_bias_2, "
+    "Tensor? mask=None, int? mask_type=None) -> Tensor")
+def _transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight,
+                                   proj_bias, use_gelu, norm_first, eps, norm_weight_1, norm_bias_1,
+                                   norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1,
+                                   ffn_weight_2, ffn_bias_2, mask, mask_type):
+    """transformer.cpp transformer_encoder_layer_forward: attention (the MHA fast path, without
+    weights) + residual, then the feed-forward block + residual, each with its layer norm before
+    (norm_first) or after."""
+    from .activation import gelu, relu
+    from .linalg import linear
+    from .nn_norm import layer_norm
+
+    def norm(x, w, b):
+        return layer_norm.kernel(x, [embed_dim], w, b, eps, True)
+
+    x = norm(src, norm_weight_1, norm_bias_1) if norm_first else src
+    x = _native_multi_head_attention.kernel(x, x, x, embed_dim, num_heads, qkv_weight, qkv_bias,
+                                            proj_weight, proj_bias, mask, False, True, mask_type)[0]
+    x = _fresh(x._array + src._array, src.dtype, src.device)
+    if not norm_first:
+        x = norm(x, norm_weight_1, norm_bias_1)
+    residual = x
+    if norm_first:
+        x = norm(x, norm_weight_2, norm_bias_2)
+    h = linear.kernel(x, ffn_weight_1, ffn_bias_1)
+    h = gelu.kernel(h, "none") if use_gelu else relu.kernel(h)
+    x = linear.kernel(h, ffn_weight_2, ffn_bias_2)
+    x = _fresh(x._array + residual._array, src.dtype, src.device)
+    if not norm_first:
+        x = norm(x, norm_weight_2, norm_bias_2)
+    return x
+# (no derivatives.yaml entry: inference only, as in torch; the layer takes it only without grad)
+
+
+def _nested_tensor_from_mask_left_aligned(t, mask):
+    """torch._nested_tensor_from_mask_left_aligned: whether each row of ``mask`` (True = a real
+    token) is a run of Trues then Falses. torch's tracer does not record this function but the
+    ops its C++ kernel calls (DCE'd afterwards, yet numbered): they are called here the same way,
+    from this internal frame (so they take no names from it)."""
+    if mask.dtype is not D.bool:
+        raise RuntimeError(f"Expected mask to be of type bool, but got {mask.dtype} instead.")
+    if mask.dim() != 2:
+        raise RuntimeError("Padding mask should be 2D")
+    if t.dim() != 3:
+        raise RuntimeError("Input should be a 3D tensor, N * L * D")
+    N, L = t.shape_tuple[:2]
+    if mask.shape_tuple != (N, L):
+        raise RuntimeError("Mask size should match input size")
+    aten = get_packet
+    pad = aten("zeros")([N, 1], dtype=D.bool, layout=strided, device=mask.device, pin_memory=None)
+    nums = aten("to").dtype(aten("cat")([mask, pad], 1), D.int32, False, False, None)
+    nums = aten("argmin")(nums, 1, False)
+    sizes = aten("select")(aten("cumsum")(mask, 1, dtype=None), 1, L - 1)
+    nums = aten("to").dtype_layout(nums, dtype=D.int64, layout=strided, device=mask.device,
+                                   pin_memory=None, non_blocking=False, copy=False,
+                                   memory_format=None)
+    return bool((sizes._array == nums._array).all())
+
+
+# -- triu / tril: the causal masks of nn.Transformer ----------------------------------------------
+
+def _triangle(self, diagonal, upper):
+    a = self._array
+    if a.ndim < 2:
+        raise RuntimeError(f"{'triu' if upper else 'tril'}: input tensor must have at least 2 dimensions")
+    xp = xp_of(self)
+    rows, cols = a.shape[-2], a.shape[-1]
+    keep = (xp.arange(cols)[None, :] - xp.arange(rows)[:, None]) >= diagonal if upper else \
+        (xp.arange(cols)[None, :] - xp.arange(rows)[:, None]) <= diagonal
+    return _fresh(xp.where(keep, a, xp.zeros((), a.dtype)), self.dtype, self.device)
+
+
+@op("triu(Tensor self, SymInt diagonal=0) -> Tensor", variants=("function", "method"))
+def triu(self, diagonal):
+    return _triangle(self, diagonal, True)
+
+
+derivatives(triu, {"self": "grad.triu(diagonal)"})
+
+
+@op("tril(Tensor self, SymInt diagonal=0) -> Tensor", variants=("function", "method"))
+def tril(self, diagonal):
+    return _triangle(self, diagonal, False)
+
+
+derivatives(tril, {"self": "grad.tril(diagonal)"})
