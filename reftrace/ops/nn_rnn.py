@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _fresh, _view_of, xp_of
-from ._registry import get_packet, op
+from ._registry import derivatives, get_packet, op
 from .nn_misc import _dropout
 
 _MODES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
@@ -178,7 +178,7 @@ def _dense(name, input, hx_list, params, has_biases, num_layers, dropout, train,
     out = out.reshape(steps, batch, out.shape[-1]).astype(input.dtype.np, copy=False)
     output = _fresh(out, input.dtype, input.device)
     if batch_first:  # torch returns output.transpose(0, 1): a view, strides (H, B*H, 1)
-        output = _view_of(output, out.transpose(1, 0, 2), (out.shape[2], out.shape[1] * out.shape[2], 1))
+        output = _transposed01(output)
     results = [output, _fresh(h_n.astype(input.dtype.np, copy=False), input.dtype, input.device)]
     if c_n is not None:
         results.append(_fresh(c_n.astype(input.dtype.np, copy=False), input.dtype, input.device))
@@ -202,6 +202,12 @@ def _packed(name, data, batch_sizes, hx_list, params, has_biases, num_layers, dr
     if c_n is not None:
         results.append(_fresh(c_n.astype(data.dtype.np, copy=False), data.dtype, data.device))
     return tuple(results)
+
+
+def _transposed01(t):
+    """t.transpose(0, 1) as a view (torch's batch_first results)."""
+    st = t.stride()
+    return _view_of(t, t._array.swapaxes(0, 1), (st[1], st[0]) + tuple(st[2:]))
 
 
 def _hx_pair(hx):
@@ -334,3 +340,81 @@ for _name, _ov in (("lstm", lstm_input), ("lstm", lstm_data), ("gru", gru_input)
                    ("gru", gru_data), ("rnn_tanh", rnn_tanh_input), ("rnn_tanh", rnn_tanh_data),
                    ("rnn_relu", rnn_relu_input), ("rnn_relu", rnn_relu_data)):
     COMPOSITES[_ov.qualified] = f"aten::{_name}_cell"
+
+
+# -- packed sequences (PackedSequence.cpp) ---------------------------------------------------------
+
+@op("_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)")
+def _pack_padded_sequence(input, lengths, batch_first):
+    """(T, B, *) padded -> the rows of each time step's running sequences, and those counts."""
+    a = input._array.swapaxes(0, 1) if batch_first else input._array
+    lens = [int(v) for v in lengths._array.reshape(-1)]
+    if lengths._array.ndim != 1:
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
+                           f"{lengths._array.ndim}D {lengths.device} {lengths.dtype.ir_name} tensor")
+    if not lens or lens[-1] <= 0:
+        raise RuntimeError("Length of all samples has to be greater than 0, but found an element "
+                           "in 'lengths' that is <= 0")
+    if any(lens[i] < lens[i + 1] for i in range(len(lens) - 1)):
+        raise RuntimeError("`lengths` array must be sorted in decreasing order when "
+                           "`enforce_sorted` is True. You can pass `enforce_sorted=False` to "
+                           "pack_padded_sequence and/or pack_sequence to sidestep this requirement "
+                           "if you do not need ONNX exportability.")
+    if lens[0] > a.shape[0]:
+        raise RuntimeError(f"Expected sequence length to be at most {a.shape[0]}, but got {lens[0]}")
+    sizes = [sum(1 for n in lens if n > t) for t in range(lens[0])]
+    data = np.concatenate([a[t, :bs] for t, bs in enumerate(sizes)], 0)
+    return (_fresh(data, input.dtype, input.device),
+            _fresh(np.asarray(sizes, dtype=np.int64), D.int64, lengths.device))
+
+
+derivatives(_pack_padded_sequence, {
+    "input": "_pack_padded_sequence_backward(grad, input.shape, result1, batch_first)"})
+
+
+@op("_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, "
+    "int total_length) -> (Tensor, Tensor)")
+def _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length):
+    sizes = [int(v) for v in batch_sizes._array]
+    batch = sizes[0]
+    steps = max(total_length, len(sizes))
+    if total_length < len(sizes):
+        raise RuntimeError(f"Expected total_length to be at least {len(sizes)}, but got "
+                           f"{total_length}")
+    a = data._array
+    out = np.full((steps, batch) + a.shape[1:], padding_value, dtype=a.dtype)
+    offset = 0
+    for t, bs in enumerate(sizes):
+        out[t, :bs] = a[offset:offset + bs]
+        offset += bs
+    lengths = np.asarray([sum(1 for bs in sizes if bs > b) for b in range(batch)], dtype=np.int64)
+    padded = _fresh(out, data.dtype, data.device)
+    if batch_first:  # torch returns output.transpose(0, 1): a view
+        padded = _transposed01(padded)
+    return padded, _fresh(lengths, D.int64, batch_sizes.device)
+
+
+# (no derivatives.yaml entry: CompositeImplicitAutograd in torch, differentiated through its copies)
+
+
+@op("pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0., "
+    "str padding_side=\"right\") -> Tensor")
+def pad_sequence(sequences, batch_first, padding_value, padding_side):
+    if not sequences:
+        raise RuntimeError("received an empty list of sequences")
+    if padding_side not in ("left", "right"):
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+    first = sequences[0]
+    longest = max(s._array.shape[0] for s in sequences)
+    trailing = first._array.shape[1:]
+    out = np.full((len(sequences), longest) + trailing, padding_value, dtype=first.dtype.np)
+    for i, s in enumerate(sequences):
+        n = s._array.shape[0]
+        if padding_side == "right":
+            out[i, :n] = s._array
+        else:
+            out[i, longest - n:] = s._array
+    if not batch_first:
+        out = np.ascontiguousarray(out.swapaxes(0, 1))
+    return _fresh(out, first.dtype, first.device)
+# (CompositeImplicitAutograd in torch: differentiated through its copies; no yaml entry)

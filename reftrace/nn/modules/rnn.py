@@ -363,7 +363,14 @@ class LSTM(RNNBase):
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
             self.check_forward_args(input, hx, batch_sizes)
             hx = self.permute_hidden(hx, sorted_indices)
-        result = self._call("lstm", input, batch_sizes, hx)
+        # (called here, not in a helper: a packed input's h_zeros/c_zeros are first used by this
+        # call, and take their names from this frame, as in torch)
+        if batch_sizes is None:
+            result = _VF("lstm")(input, hx, self._flat_weights, self.bias, self.num_layers,
+                                 self.dropout, self.training, self.bidirectional, self.batch_first)
+        else:
+            result = _VF("lstm")(input, batch_sizes, hx, self._flat_weights, self.bias,
+                                 self.num_layers, self.dropout, self.training, self.bidirectional)
         output = result[0]
         hidden = result[1:]
         if packed:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from ... import _factories
 from ..._creation import as_tensor
+from ..._device import contiguous_format
 from ..._dtype import int64
 from ..._dispatch import STATE
 from ...ops import get_packet
@@ -89,7 +90,7 @@ def _packed_sequence_init(data, batch_sizes=None, sorted_indices=None, unsorted_
 def invert_permutation(permutation):
     if permutation is None:
         return None
-    output = _factories.empty_like(permutation)
+    output = _factories.empty_like(permutation, memory_format=contiguous_format)  # legacy_contiguous
     output.scatter_(0, permutation, _factories.arange(0, permutation.numel(),
                                                       device=permutation.device))
     return output
