@@ -383,7 +383,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 import math as _math  # noqa: E402
 
 from .._dispatch import STATE as _TRACING  # noqa: E402
-from .._dtype import bool as _bool_dtype  # noqa: E402
+from .._dtype import bool as _bool_dtype, int64 as _long_dtype  # noqa: E402
 from .. import _factories  # noqa: E402
 
 scaled_dot_product_attention = _builtin("scaled_dot_product_attention")
@@ -676,3 +676,61 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if not is_batched:
         attn_output = attn_output.squeeze(1)
     return attn_output, None
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """Sums, means or maxima of bags of embeddings: one aten::embedding_bag (its padding_idx
+    overload: torch passes all nine arguments); a 2-D input is B bags of equal length, whose
+    offsets are an aten::arange over traced sizes."""
+    if weight.dtype is _long_dtype and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not "
+                         f"None, then it must have the same shape as the input ({input.shape})")
+    if not weight.dim() == 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a "
+                             "mini-batch of fixed length sequences. However, found offsets of type "
+                             f"{type(offsets)}".replace("reftrace._tensor.Tensor", "torch.Tensor"))
+        offsets = _factories.arange(0, input.numel(), input.size(1), dtype=input.dtype,
+                                    device=input.device)
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode == "sum":
+        mode_enum = 0
+    elif mode == "mean":
+        mode_enum = 1
+    elif mode == "max":
+        mode_enum = 2
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    else:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if max_norm is not None:
+        _no_grad_embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported "
+            f"for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
+    ret, _, _, _ = _aten("embedding_bag")(weight, input, offsets, scale_grad_by_freq, mode_enum,
+                                          sparse, per_sample_weights, include_last_offset,
+                                          padding_idx)
+    return ret
