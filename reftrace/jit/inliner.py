@@ -54,13 +54,14 @@ def inline(graph):
 
 def peephole(graph):
     """The PeepholeOptimize rules that can fire on traced graphs (shape peepholes off):
-    aten::Int/aten::Float of prim::NumToTensor(x) is x; x.t().t() is x. Dead code then goes."""
+    aten::Int/aten::Float/aten::ScalarImplicit of prim::NumToTensor(x) is x; x.t().t() is x. Dead code then goes."""
     from .passes import dead_code_elimination
     changed = False
     for n in list(graph):
         src = n.inputs_[0].node_ if n.inputs_ else None
-        if n.kind_ in ("aten::Int", "aten::Float") and src.kind_ == "prim::NumToTensor" \
-                and str(src.inputs_[0].type_) == str(n.outputs_[0].type_):
+        if n.kind_ in ("aten::Int", "aten::Float", "aten::ScalarImplicit") \
+                and src.kind_ == "prim::NumToTensor" \
+                and (n.kind_ == "aten::ScalarImplicit" or str(src.inputs_[0].type_) == str(n.outputs_[0].type_)):
             replace_uses(graph, {n.outputs_[0]: src.inputs_[0]})
             changed = True
         elif n.kind_ == "aten::t" and src.kind_ == "aten::t":

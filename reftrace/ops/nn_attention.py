@@ -98,7 +98,9 @@ def _query_layout(query, shape):
     "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor")
 def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale,
                                  enable_gqa):
-    if is_causal and attn_mask is not None:
+    if is_causal and attn_mask is not None and not _flash_eligible(query, key, value, attn_mask,
+                                                                   dropout_p):
+        # (only the math kernel refuses; torch's flash kernel applies both)
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
     for name, t in (("Key", key), ("Value", value)):
@@ -205,6 +207,8 @@ def _native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_wei
                            f"{query._array.shape[2]}")
     if embed_dim % num_head != 0:
         raise RuntimeError("embed_dim must be divisible by num_head")
+    if mask is not None and mask_type == 1 and mask._array.shape != query._array.shape[:2]:
+        raise RuntimeError("For mask_type == 1 mask shape should be (B, L)")
     xp = xp_of(query)
     out, weights = _native_mha(query._array, key._array, value._array, num_head,
                                qkv_weight._array, qkv_bias._array, proj_weight._array,
