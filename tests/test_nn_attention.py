@@ -8,7 +8,10 @@ import pytest
 
 import reftrace
 
-torch = pytest.importorskip("torch")
+try:
+    import torch
+except ImportError:  # pragma: no cover - exercised on torch-free machines
+    pytest.skip("torch 2.13 (the oracle) is not installed", allow_module_level=True)
 from nn_seq_support import assert_same_outputs, compare, to_reftrace  # noqa: E402
 
 

@@ -33,9 +33,15 @@ def test_example_matches_golden(name):
     _assert_outputs(outputs, GOLDEN[name]["outputs"])
 
 
+try:
+    import torch
+except ImportError:  # pragma: no cover - exercised on torch-free machines
+    torch = None
+
+
+@pytest.mark.skipif(torch is None, reason="torch 2.13 (the oracle) is not installed")
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_example_matches_live_torch(name):
-    torch = pytest.importorskip("torch")
     texts, outputs = trace_and_run(reftrace, name)
     expected_texts, expected_outputs = trace_and_run(torch, name)
     assert texts == expected_texts
