@@ -266,11 +266,19 @@ def unsafe_chunk(self, chunks, dim):
     return parts
 
 
+# unsafe_chunk is CompositeImplicitAutograd: it is unsafe_split(self, ceil(size / chunks), dim),
+# whose entry is this (derivatives.yaml: unsafe_split.Tensor)
+derivatives(unsafe_chunk, {
+    "self": "split_backward(grads, (self.shape[dim] + chunks - 1) // chunks, dim, self.shape, "
+            "self.options())"})
+
+
 # -- the cells: recorded as their decomposition (RNN.cpp's CellParams / LSTMCell / GRUCell) --------
 
 def _ops():
     return {n: get_packet(n) for n in ("linear", "unsafe_chunk", "sigmoid_", "tanh_", "tanh",
-                                       "relu", "mul", "add", "add_", "sub", "mul_")}
+                                       "relu", "mul", "add", "add_", "sub", "mul_", "matmul",
+                                       "stack", "cat", "dropout")}
 
 
 def _check_cell_input(input, w_ih):
@@ -288,6 +296,34 @@ def _check_cell_hidden(input, hx, hidden_size, k):
                            f"expected {hidden_size}")
 
 
+# One step of each cell (RNN.cpp's LSTMCell / GRUCell / SimpleCell). ``x_gates`` gives the input
+# projection: linear_ih(input) for the cells, a precomputed row for the whole-sequence ops. It is
+# a function because C++ evaluates linear_hh(hx) first, then the argument of its add_.
+
+def _lstm_step(F, x_gates, hx, cx, w_hh, b_hh, w_hr=None):
+    gates = F["add_"](F["linear"](hx, w_hh, b_hh), x_gates())
+    i, f, g, o = F["unsafe_chunk"](gates, 4, 1)
+    i, f, g, o = F["sigmoid_"](i), F["sigmoid_"](f), F["tanh_"](g), F["sigmoid_"](o)
+    cy = F["add_"](F["mul"](f, cx), F["mul"](i, g))
+    hy = F["mul"](o, F["tanh"](cy))
+    if w_hr is not None:  # params.matmul_hr
+        hy = F["matmul"](hy, w_hr.t())
+    return hy, cy
+
+
+def _gru_step(F, x_gates, hx, w_hh, b_hh):
+    ig = F["unsafe_chunk"](x_gates(), 3, 1)
+    hg = F["unsafe_chunk"](F["linear"](hx, w_hh, b_hh), 3, 1)
+    reset = F["sigmoid_"](F["add_"](hg[0], ig[0]))
+    update = F["sigmoid_"](F["add_"](hg[1], ig[1]))
+    new = F["tanh_"](F["add"](ig[2], F["mul_"](hg[2], reset)))
+    return F["add_"](F["mul_"](F["sub"](hx, new), update), new)
+
+
+def _simple_step(F, x_gates, hx, w_hh, b_hh, nonlinearity):
+    return F[nonlinearity](F["add_"](F["linear"](hx, w_hh, b_hh), x_gates()))
+
+
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """torch.lstm_cell: linear_hh(hx).add_(linear_ih(input)), chunked into gates i, f, g, o."""
     if len(hx) != 2:
@@ -296,13 +332,7 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _check_cell_hidden(input, hx[0], w_hh._array.shape[1], 0)
     _check_cell_hidden(input, hx[1], w_hh._array.shape[1], 1)
     F = _ops()
-    h, c = hx
-    gates = F["add_"](F["linear"](h, w_hh, b_hh), F["linear"](input, w_ih, b_ih))
-    i, f, g, o = F["unsafe_chunk"](gates, 4, 1)
-    i, f, g, o = F["sigmoid_"](i), F["sigmoid_"](f), F["tanh_"](g), F["sigmoid_"](o)
-    cy = F["add_"](F["mul"](f, c), F["mul"](i, g))
-    hy = F["mul"](o, F["tanh"](cy))
-    return hy, cy
+    return _lstm_step(F, lambda: F["linear"](input, w_ih, b_ih), hx[0], hx[1], w_hh, b_hh)
 
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -310,12 +340,7 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _check_cell_input(input, w_ih)
     _check_cell_hidden(input, hx, w_hh._array.shape[1], 0)
     F = _ops()
-    ig = F["unsafe_chunk"](F["linear"](input, w_ih, b_ih), 3, 1)
-    hg = F["unsafe_chunk"](F["linear"](hx, w_hh, b_hh), 3, 1)
-    reset = F["sigmoid_"](F["add_"](hg[0], ig[0]))
-    update = F["sigmoid_"](F["add_"](hg[1], ig[1]))
-    new = F["tanh_"](F["add"](ig[2], F["mul_"](hg[2], reset)))
-    return F["add_"](F["mul_"](F["sub"](hx, new), update), new)
+    return _gru_step(F, lambda: F["linear"](input, w_ih, b_ih), hx, w_hh, b_hh)
 
 
 def _simple_cell(nonlinearity):
@@ -323,7 +348,7 @@ def _simple_cell(nonlinearity):
         _check_cell_input(input, w_ih)
         _check_cell_hidden(input, hx, w_hh._array.shape[1], 0)
         F = _ops()
-        return F[nonlinearity](F["add_"](F["linear"](hx, w_hh, b_hh), F["linear"](input, w_ih, b_ih)))
+        return _simple_step(F, lambda: F["linear"](input, w_ih, b_ih), hx, w_hh, b_hh, nonlinearity)
     cell.__name__ = f"rnn_{nonlinearity}_cell"
     cell.__doc__ = f"torch.rnn_{nonlinearity}_cell: {nonlinearity}(linear_hh(hx).add_(linear_ih(input)))"
     return cell
@@ -332,14 +357,61 @@ def _simple_cell(nonlinearity):
 rnn_tanh_cell = _simple_cell("tanh")
 rnn_relu_cell = _simple_cell("relu")
 
-# CompositeImplicitAutograd: differentiated through these decompositions (see the module doc);
-# the whole-sequence ops decompose into the cells above, step by step, as RNN.cpp's layers do.
-COMPOSITES = {"aten::lstm_cell": lstm_cell, "aten::gru_cell": gru_cell,
-              "aten::rnn_tanh_cell": rnn_tanh_cell, "aten::rnn_relu_cell": rnn_relu_cell}
-for _name, _ov in (("lstm", lstm_input), ("lstm", lstm_data), ("gru", gru_input),
-                   ("gru", gru_data), ("rnn_tanh", rnn_tanh_input), ("rnn_tanh", rnn_tanh_data),
-                   ("rnn_relu", rnn_relu_input), ("rnn_relu", rnn_relu_data)):
-    COMPOSITES[_ov.qualified] = f"aten::{_name}_cell"
+
+def rnn_decomposition(name, input, hx, params, has_biases, num_layers, dropout, train,
+                      bidirectional, batch_first):
+    """aten::lstm/gru/rnn_tanh/rnn_relu ``.input`` written with public (recorded, differentiable)
+    ops, as RNN.cpp's CPU path runs it: per layer and direction, the input projection of the whole
+    sequence (FullLayer's pre_compute_input), one cell step per time step (backwards for the
+    reverse direction), the outputs stacked, the two directions concatenated, dropout between
+    layers when training. Same results as the kernel; this is what autograd differentiates."""
+    F = _ops()
+    if batch_first:
+        input = input.transpose(0, 1)
+    directions = 2 if bidirectional else 1
+    per = len(params) // (num_layers * directions)
+    lstm = name == "lstm"
+    h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
+    layer_input, hs, cs = input, [], []
+    for layer in range(num_layers):
+        outs = []
+        for d in range(directions):
+            k = layer * directions + d
+            p = params[k * per:(k + 1) * per]
+            w_hh = p[1]
+            b_ih, b_hh = (p[2], p[3]) if has_biases else (None, None)
+            rows = F["linear"](layer_input, p[0], b_ih).unbind(0)
+            h, c = h0[k], (c0[k] if lstm else None)
+            out = [None] * len(rows)
+            for t in (reversed(range(len(rows))) if d == 1 else range(len(rows))):
+                x_gates = (lambda r=rows[t]: r)
+                if lstm:
+                    h, c = _lstm_step(F, x_gates, h, c, w_hh, b_hh, p[-1] if per in (3, 5) else None)
+                elif name == "gru":
+                    h = _gru_step(F, x_gates, h, w_hh, b_hh)
+                else:
+                    h = _simple_step(F, x_gates, h, w_hh, b_hh, name[4:])
+                out[t] = h
+            outs.append(F["stack"](out, 0))
+            hs.append(h)
+            cs.append(c)
+        layer_input = outs[0] if directions == 1 else F["cat"](outs, -1)
+        if dropout != 0 and train and layer < num_layers - 1:
+            layer_input = F["dropout"](layer_input, dropout, True)
+    output = layer_input.transpose(0, 1) if batch_first else layer_input
+    if lstm:
+        return output, F["stack"](hs, 0), F["stack"](cs, 0)
+    return output, F["stack"](hs, 0)
+
+
+# CompositeImplicitAutograd on CPU (no derivatives.yaml entries): autograd differentiates the
+# decompositions above. The cells are only ever run as their decomposition; the whole-sequence
+# ops map to rnn_decomposition (dense input; a packed input decomposes the same way with the
+# batch narrowing per step of PackedLayer, not written out here).
+COMPOSITES = {"aten::lstm.input": lambda *a: rnn_decomposition("lstm", *a),
+              "aten::gru.input": lambda *a: rnn_decomposition("gru", *a),
+              "aten::rnn_tanh.input": lambda *a: rnn_decomposition("rnn_tanh", *a),
+              "aten::rnn_relu.input": lambda *a: rnn_decomposition("rnn_relu", *a)}
 
 
 # -- packed sequences (PackedSequence.cpp) ---------------------------------------------------------
