@@ -69,10 +69,14 @@ derivatives(baddbmm, {
 def _safe_softmax(scores, xp):
     """softmax over the last dim; a row that is all -inf gives zeros (torch's _safe_softmax)."""
     m = scores.max(-1, keepdims=True)
-    dead = np.isneginf(m) if xp is np else xp.isneginf(m)
-    e = xp.exp(scores - xp.where(dead, 0, m))
+    finite = xp.isfinite(m)
+    if finite.all():  # the common case: every row has a position to attend to
+        e = xp.exp(scores - m)
+        e /= e.sum(-1, keepdims=True)
+        return e
+    e = xp.exp(scores - xp.where(finite, m, 0))
     s = e.sum(-1, keepdims=True)
-    return xp.where(dead, 0, e / xp.where(s == 0, 1, s)).astype(scores.dtype, copy=False)
+    return xp.where(finite, e / xp.where(s == 0, 1, s), 0).astype(scores.dtype, copy=False)
 
 
 def _flash_eligible(query, key, value, attn_mask, dropout_p):
@@ -123,7 +127,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
     L, S = q.shape[-2], k.shape[-2]
     factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
     dt = query.dtype.np
-    scores = (q @ xp.swapaxes(k, -1, -2)) * dt.type(factor)
+    scores = q @ xp.swapaxes(k, -1, -2)
+    scores *= dt.type(factor)
     if is_causal:
         scores = xp.where(xp.tril(xp.ones((L, S), dtype=bool)), scores, dt.type(-np.inf))
     if attn_mask is not None:
@@ -137,8 +142,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
         weights = _dropout(_fresh(weights, query.dtype, query.device), dropout_p, True, False,
                            False)._array
     out = (weights @ v).astype(dt, copy=False)
-    if _flash_eligible(query, key, value, attn_mask, dropout_p):
-        return _laid_out(out, query, xp)
+    if query._stride is not None and _flash_eligible(query, key, value, attn_mask, dropout_p):
+        return _laid_out(out, query, xp)  # (a contiguous query gives a contiguous result anyway)
     return _fresh(out, query.dtype, query.device)
 
 
