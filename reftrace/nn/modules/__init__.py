@@ -10,19 +10,19 @@ from .linear import Bilinear, Identity, Linear  # noqa: F401
 from .normalization import GroupNorm, LayerNorm  # noqa: F401
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: F401
 from .sparse import Embedding  # noqa: F401
-from .sparse import EmbeddingBag  # noqa: F401
-from .activation import MultiheadAttention  # noqa: F401
-from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: F401
-                          TransformerEncoder, TransformerEncoderLayer)
-from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
            "Identity", "Linear", "Bilinear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d",
            "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Dropout",
            "Embedding", "Flatten", "ReLU", "GELU", "SiLU", "LeakyReLU", "ELU", "Sigmoid", "Tanh",
            "Softmax", "LogSoftmax"]
-__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
-__all__ += ["MultiheadAttention"]
-__all__ += ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
-            "TransformerDecoderLayer"]
-__all__ += ["EmbeddingBag"]
+
+# the sequence and attention families (rnn.py, transformer.py, MultiheadAttention, EmbeddingBag)
+from .activation import MultiheadAttention  # noqa: E402,F401
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402,F401
+from .sparse import EmbeddingBag  # noqa: E402,F401
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402,F401
+                          TransformerEncoder, TransformerEncoderLayer)
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+            "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+            "TransformerEncoderLayer", "TransformerDecoderLayer", "EmbeddingBag"]
