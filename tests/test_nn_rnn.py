@@ -100,14 +100,6 @@ def test_forward_errors_as_torch():
             m(lib.zeros(2, 1, 3, 1))
 
 
-class _Packed:
-    def __init__(self, lib, cell, batch_first, enforce_sorted, bidirectional):
-        self.nn = lib.nn
-        self.module = (lib.nn.LSTM if cell == "lstm" else lib.nn.GRU)(
-            3, 4, num_layers=2, batch_first=batch_first, bidirectional=bidirectional)
-        self.batch_first, self.enforce_sorted = batch_first, enforce_sorted
-
-
 def _packed_model(lib, cell, batch_first, enforce_sorted, bidirectional):
     class Packed(lib.nn.Module):
         def __init__(self):

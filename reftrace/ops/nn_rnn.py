@@ -25,7 +25,7 @@ autograd engine runs that instead of the fast kernel when a gradient is needed.
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import _fresh, _view_of, xp_of
+from .._tensor import _fresh, _view_of
 from ._registry import derivatives, get_packet, op
 from .nn_misc import _dropout
 
