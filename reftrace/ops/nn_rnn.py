@@ -39,23 +39,29 @@ def _sigmoid(x):
 
 
 def _step(mode, gates_x, h, c, w_hh, b_hh, w_hr):
-    """One time step of one direction: gates_x is the precomputed input projection (with b_ih)."""
+    """One time step of one direction: gates_x is the precomputed input projection (with b_ih).
+    Few NumPy calls per step (in place where the arithmetic allows): this loop is the op's cost."""
     g = h @ w_hh.T
     if b_hh is not None:
-        g = g + b_hh
+        g += b_hh
     if mode == "gru":
         n = h.shape[1]
-        r = _sigmoid(g[:, :n] + gates_x[:, :n])
-        z = _sigmoid(g[:, n:2 * n] + gates_x[:, n:2 * n])
-        new = np.tanh(gates_x[:, 2 * n:] + g[:, 2 * n:] * r)
-        return (h - new) * z + new, None
-    g = g + gates_x
+        rz = g[:, :2 * n] + gates_x[:, :2 * n]
+        rz = _sigmoid(rz)
+        new = g[:, 2 * n:] * rz[:, :n]
+        new += gates_x[:, 2 * n:]
+        new = np.tanh(new)
+        hy = h - new
+        hy *= rz[:, n:]
+        hy += new
+        return hy, None
+    g += gates_x
     if mode == "lstm":
         n = c.shape[1]
-        i, f = _sigmoid(g[:, :n]), _sigmoid(g[:, n:2 * n])
-        cell, o = np.tanh(g[:, 2 * n:3 * n]), _sigmoid(g[:, 3 * n:])
-        cy = f * c + i * cell
-        hy = o * np.tanh(cy)
+        sig = _sigmoid(g)  # i, f and o (the g gate's lanes are not used)
+        cy = sig[:, n:2 * n] * c
+        cy += sig[:, :n] * np.tanh(g[:, 2 * n:3 * n])
+        hy = sig[:, 3 * n:] * np.tanh(cy)
         if w_hr is not None:
             hy = hy @ w_hr.T
         return hy, cy
