@@ -22,6 +22,8 @@ from ._legacy import *  # noqa: F401,F403  torch.FloatTensor and the other typed
 from . import _operators
 from ._install import install as _install_ops
 from .random import *  # noqa: F401,F403  manual_seed, get_rng_state, ..., rand, randn, ...
+from .ops.nn_rnn import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: F401  (recorded as their decomposition)
+from . import backends  # noqa: F401  (torch.backends.mha)
 from . import nn  # torch.nn: `import reftrace as torch; torch.nn.functional.relu(x)`
 from .serialization import save, load  # torch.save / torch.load (zip format, weights only)
 

@@ -301,6 +301,13 @@ class Tensor:
             return OVERLOADS["aten::split.Tensor"](self, split_size, dim)
         return OVERLOADS["aten::split_with_sizes"](self, split_size, dim)
 
+    @python_level
+    def unflatten(self, dim, sizes):
+        """torch/_tensor.py's Tensor.unflatten: a Python method, so while tracing the tensor it is
+        called on is named from this frame, where it is `self` (left unnamed)."""
+        from .ops import OVERLOADS
+        return OVERLOADS["aten::unflatten.int"](self, dim, sizes)
+
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """torch/_tensor.py's Tensor.norm: torch.norm(self, ...)."""
         from .ops.reduction import norm

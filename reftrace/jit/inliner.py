@@ -54,13 +54,14 @@ def inline(graph):
 
 def peephole(graph):
     """The PeepholeOptimize rules that can fire on traced graphs (shape peepholes off):
-    aten::Int/aten::Float of prim::NumToTensor(x) is x; x.t().t() is x. Dead code then goes."""
+    aten::Int/aten::Float/aten::ScalarImplicit of prim::NumToTensor(x) is x; x.t().t() is x. Dead code then goes."""
     from .passes import dead_code_elimination
     changed = False
     for n in list(graph):
         src = n.inputs_[0].node_ if n.inputs_ else None
-        if n.kind_ in ("aten::Int", "aten::Float") and src.kind_ == "prim::NumToTensor" \
-                and str(src.inputs_[0].type_) == str(n.outputs_[0].type_):
+        if n.kind_ in ("aten::Int", "aten::Float", "aten::ScalarImplicit") \
+                and src.kind_ == "prim::NumToTensor" \
+                and (n.kind_ == "aten::ScalarImplicit" or str(src.inputs_[0].type_) == str(n.outputs_[0].type_)):
             replace_uses(graph, {n.outputs_[0]: src.inputs_[0]})
             changed = True
         elif n.kind_ == "aten::t" and src.kind_ == "aten::t":
@@ -70,22 +71,40 @@ def peephole(graph):
         dead_code_elimination(graph)
 
 
-def _constant_key(node):
+def _constant_key(node, written):
     if not node.attrs:
         return ("None",)
     kind, value = node.attrs["value"]
     if kind == "t":
-        return None  # tensors are mutable: pooling them would change aliasing
+        # equal tensors merge only where that cannot change aliasing (AliasDb's
+        # safeToChangeAliasingRelationship): no op writes them and the graph does not return them
+        if node.outputs_[0] in written:
+            return None
+        a = value._array
+        return (kind, str(a.dtype), a.shape, a.tobytes(), str(node.outputs_[0].type_))
     return (kind, repr(value), str(node.outputs_[0].type_))
+
+
+def _written_or_escaping(graph):
+    """Values some node may write in place, or that the graph returns."""
+    out = set(graph.ret.inputs_)
+    for n in graph:
+        if n.op is not None and n.op.is_inplace:
+            out.update(n.inputs_)
+        elif n.kind_ in ("prim::ListConstruct", "prim::TupleConstruct") or n.op is None \
+                and n.kind_ != "prim::Constant":
+            out.update(v for v in n.inputs_ if v.node_.kind_ == "prim::Constant")
+    return out
 
 
 def constant_pooling(graph):
     """ConstantPooling: equal immutable constants merge; each kept one moves to the top."""
     seen = {}
+    written = _written_or_escaping(graph)
     for node in list(graph):
         if node.kind_ != "prim::Constant":
             continue
-        key = _constant_key(node)
+        key = _constant_key(node, written)
         if key is not None and key in seen:
             replace_uses(graph, {node.outputs_[0]: seen[key].outputs_[0]})
             node.destroy()

@@ -264,6 +264,8 @@ class TracingState:
             unpack = self.graph.append(self.graph.create("prim::ListUnpack", [lst]))
             for t in result:
                 self.set_value(t, unpack.add_output(T.TensorType.of(t)))
+        elif result is None and typ.base == "Tensor":  # an undefined tensor (None in Python):
+            node.add_output(T.TENSOR)                   # torch's unrefined `Tensor` output
         elif isinstance(result, bool):
             node.add_output(T.BoolType)
         elif isinstance(result, int):
@@ -276,11 +278,11 @@ class TracingState:
     # -- traced sizes (python_variable_methods.cpp + tracer.cpp getSizeOf/getNumelOf) ----------
     def traced_size(self, t, dim):
         from .._tensor import _wrap_dim
-        dim = _wrap_dim(dim, t.dim())
-        return self._size_node(t, dim)
+        # getSizeOf records the dim as given (x.size(-1) records aten::size(x, -1))
+        return self._size_node(t, dim, _wrap_dim(dim, t.dim()))
 
-    def _size_node(self, t, dim):
-        return self._traced_count("aten::size", t, t.shape_tuple[dim], dim)
+    def _size_node(self, t, dim, wrapped=None):
+        return self._traced_count("aten::size", t, t.shape_tuple[dim if wrapped is None else wrapped], dim)
 
     def traced_sizes(self, t):
         return Size(self._size_node(t, d) for d in range(t.dim()))

@@ -1146,3 +1146,360 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
     return out if return_indices else out[0]
 
 conv_tbc = _builtin("conv_tbc")
+# == sequence and attention (torch/nn/functional.py: scaled_dot_product_attention,
+# multi_head_attention_forward and its helpers, embedding_bag) ====================================
+
+import math as _math  # noqa: E402
+
+from .._dispatch import STATE as _TRACING  # noqa: E402
+from .._dtype import bool as _bool_dtype, int64 as _long_dtype  # noqa: E402
+from .. import _factories  # noqa: E402
+
+scaled_dot_product_attention = _builtin("scaled_dot_product_attention")
+
+
+def _is_tracing():
+    return _TRACING.tracer is not None
+
+
+def _in_projection_packed(q, k, v, w, b=None):
+    """q, k, v projected with the packed (3E, E) weight: one linear when q is k is v (then
+    unflatten/unsqueeze/transpose/squeeze/contiguous splits it, as torch does), two when k is v."""
+    E = q.size(-1)
+    if k is v:
+        if q is k:
+            proj = linear(q, w, b)
+            proj = proj.unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([E, E * 2])
+        if b is None:
+            b_q = b_kv = None
+        else:
+            b_q, b_kv = b.split([E, E * 2])
+        q_proj = linear(q, w_q, b_q)
+        kv_proj = linear(k, w_kv, b_kv)
+        kv_proj = kv_proj.unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+        return (q_proj, kv_proj[0], kv_proj[1])
+    w_q, w_k, w_v = w.chunk(3)
+    if b is None:
+        b_q = b_k = b_v = None
+    else:
+        b_q, b_k, b_v = b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    Eq, Ek, Ev = q.size(-1), k.size(-1), v.size(-1)
+    for name, w, shape in (("query", w_q, (Eq, Eq)), ("key", w_k, (Eq, Ek)), ("value", w_v, (Eq, Ev))):
+        if w.shape != shape:
+            raise AssertionError(f"expecting {name} weights shape of {shape}, but got {w.shape}")
+    for name, b_ in (("query", b_q), ("key", b_k), ("value", b_v)):
+        if b_ is not None and b_.shape != (Eq,):
+            raise AssertionError(f"expecting {name} bias shape of {(Eq,)}, but got {b_.shape}")
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """Whether the input is batched (3-D query) or not (2-D); the masks' ranks checked."""
+    if query.dim() == 3:
+        if key.dim() != 3 or value.dim() != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but "
+                                 f"found {key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` "
+                                 f"or 2-D but found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or "
+                                 f"3-D but found {attn_mask.dim()}-D tensor instead")
+        return True
+    if query.dim() == 2:
+        if key.dim() != 2 or value.dim() != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but "
+                                 f"found {key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` "
+                                 f"or 1-D but found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, "
+                                     f"2-D or 3-D but found {attn_mask.dim()}-D tensor instead")
+            if attn_mask.dim() == 3:
+                expected_shape = (num_heads, query.shape[0], key.shape[0])
+                if attn_mask.shape != expected_shape:
+                    raise AssertionError(f"Expected `attn_mask` shape to be {expected_shape} but got "
+                                         f"{attn_mask.shape}")
+        return False
+    raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                         f"{query.dim()}-D query tensor")
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A bool mask becomes the additive float mask (0 / -inf) in ``target_type``."""
+    if mask is not None:
+        _mask_dtype = mask.dtype
+        _mask_is_float = mask.is_floating_point()
+        if _mask_dtype is not _bool_dtype and not _mask_is_float:
+            raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+        if check_other and other_type is not None and _mask_dtype != other_type:
+            warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
+                          "same type for both instead.", stacklevel=2)
+        if not _mask_is_float:
+            mask = _factories.zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
+    return mask
+
+
+def _none_or_dtype(input):
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def _check_key_padding_mask(key_padding_mask, src_len, bsz):
+    if key_padding_mask.shape[0] != bsz:
+        raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                             f"{key_padding_mask.shape[0]}")
+    if key_padding_mask.shape[1] != src_len:
+        raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                             f"{key_padding_mask.shape[1]}")
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight,
+                                 in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p,
+                                 out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """torch's slow path of MultiheadAttention, line for line (sequence-first layout): with
+    need_weights, baddbmm/bmm + softmax + bmm; without, scaled_dot_product_attention."""
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query = query.unsqueeze(1)
+        key = key.unsqueeze(1)
+        value = value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len, _, _ = key.shape
+    key_padding_mask = _canonical_mask(mask=key_padding_mask, mask_name="key_padding_mask",
+                                       other_type=_none_or_dtype(attn_mask), other_name="attn_mask",
+                                       target_type=query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to create "
+                           "this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        # the mask is dropped: scaled_dot_product_attention is told is_causal instead
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(mask=attn_mask, mask_name="attn_mask", other_type=None,
+                                    other_name="", target_type=query.dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got "
+                             f"{embed_dim}")
+    if isinstance(embed_dim, Tensor):  # a traced size
+        head_dim = embed_dim.div(num_heads, rounding_mode="trunc")
+    else:
+        head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                                 f"value's {value.shape[:2]}")
+    elif key.shape != value.shape:
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+        if in_proj_bias is None:
+            b_q = b_k = b_v = None
+        else:
+            b_q, b_k, b_v = in_proj_bias.chunk(3)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight,
+                                 b_q, b_k, b_v)
+
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            correct_2d_size = (tgt_len, src_len)
+            if attn_mask.shape != correct_2d_size:
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should "
+                                   f"be {correct_2d_size}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            correct_3d_size = (bsz * num_heads, tgt_len, src_len)
+            if attn_mask.shape != correct_3d_size:
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
+                                   f"be {correct_3d_size}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = _aten("cat")([k, bias_k.repeat(1, bsz, 1)])
+        v = _aten("cat")([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    else:
+        if bias_k is not None:
+            raise AssertionError("bias_k is set but bias_v is None")
+        if bias_v is not None:
+            raise AssertionError("bias_v is set but bias_k is None")
+
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    if static_k is None:
+        k = k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        if static_k.size(0) != bsz * num_heads:
+            raise AssertionError(f"expecting static_k.size(0) of {bsz * num_heads}, but got "
+                                 f"{static_k.size(0)}")
+        if static_k.size(2) != head_dim:
+            raise AssertionError(f"expecting static_k.size(2) of {head_dim}, but got {static_k.size(2)}")
+        k = static_k
+    if static_v is None:
+        v = v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        if static_v.size(0) != bsz * num_heads:
+            raise AssertionError(f"expecting static_v.size(0) of {bsz * num_heads}, but got "
+                                 f"{static_v.size(0)}")
+        if static_v.size(2) != head_dim:
+            raise AssertionError(f"expecting static_v.size(2) of {head_dim}, but got {static_v.size(2)}")
+        v = static_v
+
+    if add_zero_attn:
+        zero_attn_shape = (bsz * num_heads, 1, head_dim)
+        k = _aten("cat")([k, _factories.zeros(zero_attn_shape, dtype=k.dtype, device=k.device)], dim=1)
+        v = _aten("cat")([v, _factories.zeros(zero_attn_shape, dtype=v.dtype, device=v.device)], dim=1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+
+    src_len = k.size(1)
+    if key_padding_mask is not None:
+        if not _is_tracing():
+            _check_key_padding_mask(key_padding_mask, src_len, bsz)
+        key_padding_mask = (key_padding_mask.view(bsz, 1, 1, src_len)
+                            .expand(-1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len))
+        if attn_mask is None:
+            attn_mask = key_padding_mask
+        else:
+            attn_mask = attn_mask + key_padding_mask
+
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        _B, _Nt, E = q.shape
+        q_scaled = q * _math.sqrt(1.0 / float(E))
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        if attn_mask is not None:
+            attn_output_weights = _aten("baddbmm")(attn_mask, q_scaled, k.transpose(-2, -1))
+        else:
+            attn_output_weights = _aten("bmm")(q_scaled, k.transpose(-2, -1))
+        del q_scaled, k
+        attn_output_weights = softmax(attn_output_weights, dim=-1)
+        if dropout_p > 0.0:
+            attn_output_weights = dropout(attn_output_weights, p=dropout_p)
+        attn_output = _aten("bmm")(attn_output_weights, v)
+        del v
+        attn_output = attn_output.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        attn_output = linear(attn_output, out_proj_weight, out_proj_bias)
+        attn_output = attn_output.view(tgt_len, bsz, attn_output.size(1))
+        attn_output_weights = attn_output_weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            attn_output_weights = attn_output_weights.mean(dim=1)
+        if not is_batched:
+            attn_output = attn_output.squeeze(1)
+            attn_output_weights = attn_output_weights.squeeze(0)
+        return attn_output, attn_output_weights
+    if attn_mask is not None:
+        if attn_mask.size(0) == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    attn_output = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    del q, k, v
+    attn_output = attn_output.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    attn_output = linear(attn_output, out_proj_weight, out_proj_bias)
+    attn_output = attn_output.view(tgt_len, bsz, attn_output.size(1))
+    if not is_batched:
+        attn_output = attn_output.squeeze(1)
+    return attn_output, None
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """Sums, means or maxima of bags of embeddings: one aten::embedding_bag (its padding_idx
+    overload: torch passes all nine arguments); a 2-D input is B bags of equal length, whose
+    offsets are an aten::arange over traced sizes."""
+    if weight.dtype is _long_dtype and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not "
+                         f"None, then it must have the same shape as the input ({input.shape})")
+    if not weight.dim() == 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a "
+                             "mini-batch of fixed length sequences. However, found offsets of type "
+                             f"{type(offsets)}".replace("reftrace._tensor.Tensor", "torch.Tensor"))
+        offsets = _factories.arange(0, input.numel(), input.size(1), dtype=input.dtype,
+                                    device=input.device)
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode == "sum":
+        mode_enum = 0
+    elif mode == "mean":
+        mode_enum = 1
+    elif mode == "max":
+        mode_enum = 2
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    else:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if max_norm is not None:
+        _no_grad_embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported "
+            f"for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
+    ret, _, _, _ = _aten("embedding_bag")(weight, input, offsets, scale_grad_by_freq, mode_enum,
+                                          sparse, per_sample_weights, include_last_offset,
+                                          padding_idx)
+    return ret

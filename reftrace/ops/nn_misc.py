@@ -13,7 +13,7 @@ from .._tensor import _fresh, xp_of
 from .nn_conv import legacy_type_name, sizes
 from .random import bernoulli_draws
 from ._memory_format import like_input
-from ._registry import op
+from ._registry import derivatives, op
 
 
 # -- dropout -------------------------------------------------------------------------------------
@@ -290,3 +290,113 @@ def pad(self, pad, mode, value):
             if b > self.shape_tuple[d] or e > self.shape_tuple[d]:
                 raise RuntimeError("Padding value causes wrapping around more than once.")
     return _np_pad(self, pad, mode, dims)
+
+
+# -- embedding_bag (EmbeddingBag.cpp) --------------------------------------------------------------
+
+def _bag_checks(weight, indices, offsets, mode, per_sample_weights):
+    for name, t in (("indices", indices), ("offsets", offsets)):
+        if t.dtype not in (D.int64, D.int32):
+            raise RuntimeError(
+                f"Expected tensor for argument #1 '{name}' to have one of the following scalar "
+                f"types: Long, Int; but got {legacy_type_name(t)} instead (while checking "
+                "arguments for embedding_bag)")
+    if indices.dtype is not offsets.dtype:
+        raise RuntimeError("expected scalar type " + indices.dtype.ir_name + " but found "
+                           + offsets.dtype.ir_name)
+    if weight.dtype.category != 2:
+        raise RuntimeError(f"expected weight to be a floating point tensor, got {weight.dtype}")
+    off = offsets._array
+    if off.size and off[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has "
+                           f"to start from position 0. However, got {int(off[0])}")
+    if off.size and off[-1] > indices._array.shape[0]:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length "
+                           f"({indices._array.shape[0]}), but got offsets[-1] of {int(off[-1])}")
+    if per_sample_weights is not None and mode != 0:
+        raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+
+
+def _embedding_bag_impl(weight, indices, offsets, mode, per_sample_weights, include_last_offset,
+                        padding_idx):
+    """The bags' sums / means / maxima, and ATen's three auxiliary results (offset2bag, bag_size,
+    max_indices) with its shapes: offset2bag is empty on the 'sum' fast path (float weight, no
+    padding_idx); bag_size and max_indices have the offsets' shape for 'sum'."""
+    _bag_checks(weight, indices, offsets, mode, per_sample_weights)
+    w, idx, off = weight._array, indices._array.astype(np.int64), offsets._array.astype(np.int64)
+    n, dim = idx.shape[0], w.shape[1]
+    if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
+        raise IndexError("index out of range in self")
+    bags = off.shape[0] - (1 if include_last_offset else 0)
+    ends = np.concatenate([off[1:bags + 1] if include_last_offset else off[1:], [n]])[:bags]
+    out = np.zeros((bags, dim), dtype=w.dtype)
+    counts = np.zeros(bags, dtype=np.int64)
+    max_idx = np.zeros((bags, dim), dtype=np.int64)
+    bag_of = np.zeros(n, dtype=np.int64)
+    psw = None if per_sample_weights is None else per_sample_weights._array
+    for b in range(bags):
+        lo, hi = off[b], ends[b]
+        bag_of[lo:hi] = b
+        rows = [i for i in range(lo, hi) if idx[i] != padding_idx]
+        counts[b] = len(rows)
+        if not rows:
+            continue
+        vals = w[idx[rows]]
+        if mode == 2:
+            arg = vals.argmax(0)
+            out[b] = vals[arg, np.arange(dim)]
+            max_idx[b] = idx[rows][arg]
+        else:
+            if psw is not None:
+                vals = vals * psw[rows][:, None].astype(w.dtype)
+            out[b] = vals.sum(0)
+            if mode == 1:
+                out[b] /= w.dtype.type(len(rows))
+    fast_sum = mode == 0 and weight.dtype in (D.float32, D.float16) and padding_idx < 0
+    offset2bag = np.zeros(0, np.int64) if fast_sum else bag_of
+    if mode == 0:
+        bag_size = max_indices = np.zeros(off.shape, np.int64)
+    else:
+        bag_size = counts
+        max_indices = max_idx if mode == 2 else counts.copy()
+    long = offsets.dtype
+    dev = weight.device
+    return (_fresh(out, weight.dtype, dev), _fresh(offset2bag.astype(long.np), long, dev),
+            _fresh(bag_size.astype(long.np), long, dev), _fresh(max_indices.astype(long.np), long, dev))
+
+
+@op("embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, "
+    "int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) "
+    "-> (Tensor, Tensor, Tensor, Tensor)")
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                  include_last_offset):
+    return _embedding_bag_impl(weight, indices, offsets, mode, per_sample_weights,
+                               include_last_offset, -1)
+
+
+@op("embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, "
+    "int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) "
+    "-> (Tensor, Tensor, Tensor, Tensor)")
+def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                              per_sample_weights, include_last_offset, padding_idx):
+    return _embedding_bag_impl(weight, indices, offsets, mode, per_sample_weights,
+                               include_last_offset, -1 if padding_idx is None else padding_idx)
+# (aten::embedding_bag is CompositeImplicitAutograd: it calls _embedding_bag, whose entry follows)
+
+
+@op("_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, "
+    "int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, "
+    "int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)")
+def _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                   include_last_offset, padding_idx):
+    return _embedding_bag_impl(weight, indices, offsets, mode, per_sample_weights,
+                               include_last_offset, padding_idx)
+
+
+derivatives(_embedding_bag, {
+    "indices": "non_differentiable",
+    "offsets": "non_differentiable",
+    "weight": "_embedding_bag_backward_symint(grads[0], indices, offsets, result1, result2, result3, "
+              "weight.shape[0], scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)",
+    "per_sample_weights": "_embedding_bag_per_sample_weights_backward(grads[0], weight, indices, offsets, "
+                          "result1, mode, padding_idx)"})

@@ -79,3 +79,12 @@ from .container import Container  # noqa: F401,E402
 __all__ += ["Container"]
 from .pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401,E402
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+# the sequence and attention families (rnn.py, transformer.py, MultiheadAttention, EmbeddingBag)
+from .activation import MultiheadAttention  # noqa: E402,F401
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402,F401
+from .sparse import EmbeddingBag  # noqa: E402,F401
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402,F401
+                          TransformerEncoder, TransformerEncoderLayer)
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+            "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+            "TransformerEncoderLayer", "TransformerDecoderLayer", "EmbeddingBag"]

@@ -109,3 +109,6 @@ class LazyLinear(LazyModuleMixin, Linear):
                 if self.bias is not None:
                     self.bias.materialize((self.out_features,))
                 self.reset_parameters()
+class NonDynamicallyQuantizableLinear(Linear):
+    """MultiheadAttention's out_proj: a Linear that quantization leaves alone (the class name is
+    what a trace of MultiheadAttention shows)."""

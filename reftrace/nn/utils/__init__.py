@@ -5,3 +5,4 @@ from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_,  # no
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,  # noqa: F401
                      fuse_linear_bn_weights)
+from . import rnn  # noqa: F401

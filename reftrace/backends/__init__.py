@@ -1,0 +1,2 @@
+"""torch.backends: the switches reftrace honours (``mha``: MultiheadAttention's fast path)."""
+from . import mha  # noqa: F401

@@ -1,0 +1,319 @@
+"""Attention: scaled_dot_product_attention, MultiheadAttention's fast path
+(_native_multi_head_attention), the encoder layer's (_transformer_encoder_layer_fwd), baddbmm.
+
+What torch 2.13 records and computes (probed):
+- ``F.scaled_dot_product_attention`` records one ``aten::scaled_dot_product_attention(q, k, v,
+  attn_mask, dropout_p, is_causal, scale, enable_gqa)``. A bool mask marks the positions that TAKE
+  PART (True = attend); a float mask is added to the scores; ``is_causal`` with a mask is an
+  error. Rows with no position left give zeros (torch's safe softmax), not NaN.
+  Layout: on CPU torch picks its flash kernel for 4-D inputs with equal head dims, no dropout and
+  unit last strides (``_fused_sdp_choice`` = 1): the result then has the QUERY's strides;
+  otherwise the math kernel's contiguous result.
+- ``_native_multi_head_attention`` (MHA's fast path) projects q, k, v with the packed weight,
+  scales q by 1/sqrt(head_dim), applies the mask as a BOOL mask (a float mask is converted:
+  nonzero = masked out, so -inf and 5.0 both mask), softmaxes with fully masked rows giving
+  zeros, and returns (out, weights): weights are averaged over heads when asked, and the second
+  result is an undefined tensor (None) when need_weights is False.
+"""
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import _fresh, _strided, xp_of
+from .._device import strided
+from ._registry import derivatives, get_packet, op
+from .linalg import _check_bmm, _product, checked_scalar
+from .nn_misc import _dropout
+
+
+# -- baddbmm ---------------------------------------------------------------------------------------
+
+@op("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    variants=("function", "method"))
+def baddbmm(self, batch1, batch2, beta, alpha):
+    """beta * self + alpha * (batch1 @ batch2), self broadcast to the product's shape."""
+    for name, m in (("batch1", batch1), ("batch2", batch2)):
+        if m._array.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    _check_bmm(batch1._array.shape, batch2._array.shape, batch1.dtype, batch2.dtype)
+    if self.dtype is not batch1.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {self.dtype.ir_name}, "
+                           f"batch1: {batch1.dtype.ir_name}, batch2: {batch2.dtype.ir_name}")
+    out = _product(batch1, batch2, "bmm")
+    arr = out._array
+    target = arr.shape
+    try:
+        np.broadcast_shapes(self._array.shape, target)
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor ({target[-1]}) must match the existing "
+                           f"size ({self._array.shape[-1]}) at non-singleton dimension "
+                           f"{len(self._array.shape) - 1}.  Target sizes: {list(target)}.  Tensor "
+                           f"sizes: {list(self._array.shape)}") from None
+    alpha, beta = checked_scalar(alpha, out.dtype), checked_scalar(beta, out.dtype)
+    if alpha != 1:
+        arr *= alpha
+    if beta != 0:
+        arr += self._array if beta == 1 else self._array * np.asarray(beta, arr.dtype)
+    return out
+
+
+derivatives(baddbmm, {
+    "self": "maybe_multiply(grad, beta.conj())",
+    "batch1": "maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha.conj())",
+    "batch2": "maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha.conj())"})
+
+
+# -- scaled_dot_product_attention ------------------------------------------------------------------
+
+def _safe_softmax(scores, xp):
+    """softmax over the last dim; a row that is all -inf gives zeros (torch's _safe_softmax)."""
+    m = scores.max(-1, keepdims=True)
+    finite = xp.isfinite(m)
+    if finite.all():  # the common case: every row has a position to attend to
+        e = xp.exp(scores - m)
+        e /= e.sum(-1, keepdims=True)
+        return e
+    e = xp.exp(scores - xp.where(finite, m, 0))
+    s = e.sum(-1, keepdims=True)
+    return xp.where(finite, e / xp.where(s == 0, 1, s), 0).astype(scores.dtype, copy=False)
+
+
+def _flash_eligible(query, key, value, attn_mask, dropout_p):
+    """torch's CPU choice of its flash kernel (sdp_utils_cpp.cpp), which decides the layout."""
+    q, k, v = query._array, key._array, value._array
+    return (q.ndim == 4 and k.ndim == 4 and v.ndim == 4 and dropout_p == 0.0
+            and q.shape[-1] == k.shape[-1] == v.shape[-1] and q.shape[0] == k.shape[0] == v.shape[0]
+            and query.stride()[-1] == 1 and key.stride()[-1] == 1 and value.stride()[-1] == 1
+            and query.dtype in (D.float32, D.float64, D.float16))
+
+
+def _query_layout(query, shape):
+    """The strides torch's flash kernel gives its output: the query's order of dimensions."""
+    order = sorted(range(len(shape)), key=lambda d: -query.stride()[d])
+    strides, step = [0] * len(shape), 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
+
+
+@op("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+    "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor")
+def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale,
+                                 enable_gqa):
+    if is_causal and attn_mask is not None and not _flash_eligible(query, key, value, attn_mask,
+                                                                   dropout_p):
+        # (only the math kernel refuses; torch's flash kernel applies both)
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                           "when is_causal=True")
+    for name, t in (("Key", key), ("Value", value)):
+        if t.dtype is not query.dtype:
+            raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                               f"query.dtype: {query.dtype.ir_name} key.dtype: {key.dtype.ir_name} "
+                               f"and value.dtype: {value.dtype.ir_name} instead.")
+    if not query.dtype.is_floating_point:
+        raise RuntimeError(f"scaled_dot_product_attention: expected a floating point query, got "
+                           f"{query.dtype.ir_name}")
+    xp = xp_of(query)
+    q, k, v = query._array, key._array, value._array
+    if enable_gqa and q.ndim >= 3 and k.shape[-3] != q.shape[-3]:
+        rep = q.shape[-3] // k.shape[-3]
+        k, v = xp.repeat(k, rep, axis=-3), xp.repeat(v, rep, axis=-3)
+    if q.shape[-1] != k.shape[-1]:
+        n = int(np.prod(q.shape[:-2]))
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{n}, {q.shape[-1]}] but got: [{n}, {k.shape[-1]}].")
+    L, S = q.shape[-2], k.shape[-2]
+    factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    dt = query.dtype.np
+    scores = q @ xp.swapaxes(k, -1, -2)
+    scores *= dt.type(factor)
+    if is_causal:
+        scores = xp.where(xp.tril(xp.ones((L, S), dtype=bool)), scores, dt.type(-np.inf))
+    if attn_mask is not None:
+        m = attn_mask._array
+        if attn_mask.dtype is D.bool:
+            scores = xp.where(m, scores, dt.type(-np.inf))
+        else:
+            scores = scores + m.astype(dt, copy=False)
+    weights = _safe_softmax(scores.astype(dt, copy=False), xp)
+    if dropout_p > 0.0:
+        weights = _dropout(_fresh(weights, query.dtype, query.device), dropout_p, True, False,
+                           False)._array
+    out = (weights @ v).astype(dt, copy=False)
+    if query._stride is not None and _flash_eligible(query, key, value, attn_mask, dropout_p):
+        return _laid_out(out, query, xp)  # (a contiguous query gives a contiguous result anyway)
+    return _fresh(out, query.dtype, query.device)
+
+
+def _laid_out(out, query, xp):
+    """``out`` stored in the query's dimension order (as an empty_like(query) result would be)."""
+    strides = _query_layout(query, out.shape)
+    order = sorted(range(out.ndim), key=lambda d: -strides[d])
+    data = xp.ascontiguousarray(out.transpose(order))  # memory in that order
+    inverse = [order.index(d) for d in range(out.ndim)]
+    return _strided(data.transpose(inverse), query.dtype, query.device, strides)
+
+
+# No derivatives.yaml entry: scaled_dot_product_attention is CompositeImplicitAutograd; torch
+# differentiates the kernel it dispatches to (_scaled_dot_product_flash_attention_for_cpu, whose
+# entry is declared with that op if it is ever registered, or the math composite's ops).
+
+
+# -- MultiheadAttention's fast path ----------------------------------------------------------------
+
+def _masked_softmax(scores, mask, xp):
+    """softmax over the last dim with ``mask`` (True = masked out); fully masked rows are 0."""
+    dt = scores.dtype
+    scores = xp.where(mask, dt.type(-np.inf), scores)
+    return _safe_softmax(scores, xp)
+
+
+def _native_mha(q_in, k_in, v_in, num_head, qkv_w, qkv_b, proj_w, proj_b, mask, mask_type,
+                need_weights, average, xp):
+    """attention.cpp native_multi_head_attention_cpu on arrays: (B, T, D) in, (B, T, D) out."""
+    B, T, D = q_in.shape
+    dh = D // num_head
+    dt = q_in.dtype
+    q = q_in @ qkv_w[:D].T + qkv_b[:D]
+    k = k_in @ qkv_w[D:2 * D].T + qkv_b[D:2 * D]
+    v = v_in @ qkv_w[2 * D:].T + qkv_b[2 * D:]
+    heads = (lambda a: a.reshape(B, a.shape[1], num_head, dh).transpose(0, 2, 1, 3))
+    q, k, v = heads(q) * dt.type(1.0 / math.sqrt(dh)), heads(k), heads(v)
+    scores = q @ k.transpose(0, 1, 3, 2)
+    if mask is not None:
+        m = mask if mask.dtype == np.bool_ else mask != 0  # a float mask: nonzero = masked
+        if mask_type == 1 or (mask_type is None and m.ndim == 2):  # key padding (B, S)
+            m = m[:, None, None, :]
+        weights = _masked_softmax(scores, m, xp)
+    else:
+        weights = _safe_softmax(scores, xp)
+    ctx = (weights @ v).transpose(0, 2, 1, 3).reshape(B, T, D)
+    out = (ctx @ proj_w.T + proj_b).astype(dt, copy=False)
+    if not need_weights:
+        return out, None
+    if average:
+        weights = weights.sum(1) / dt.type(num_head)
+    return out, weights.astype(dt, copy=False)
+
+
+@op("_native_multi_head_attention(Tensor query, Tensor key, Tensor value, int embed_dim, "
+    "int num_head, Tensor qkv_weight, Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, "
+    "Tensor? mask=None, bool need_weights=True, bool average_attn_weights=True, "
+    "int? mask_type=None) -> (Tensor, Tensor)")
+def _native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,
+                                 proj_weight, proj_bias, mask, need_weights, average_attn_weights,
+                                 mask_type):
+    if query._array.ndim != 3:
+        raise RuntimeError(f"expected 3-D `query`, got {query._array.ndim}-D tensor")
+    if query._array.shape[2] != embed_dim:
+        raise RuntimeError(f"passed-in embed_dim {embed_dim} didn't match last dim of query "
+                           f"{query._array.shape[2]}")
+    if embed_dim % num_head != 0:
+        raise RuntimeError("embed_dim must be divisible by num_head")
+    if mask is not None and mask_type == 1 and mask._array.shape != query._array.shape[:2]:
+        raise RuntimeError("For mask_type == 1 mask shape should be (B, L)")
+    xp = xp_of(query)
+    out, weights = _native_mha(query._array, key._array, value._array, num_head,
+                               qkv_weight._array, qkv_bias._array, proj_weight._array,
+                               proj_bias._array, None if mask is None else mask._array, mask_type,
+                               need_weights, average_attn_weights, xp)
+    return (_fresh(out, query.dtype, query.device),
+            None if weights is None else _fresh(weights, query.dtype, query.device))
+# (no derivatives.yaml entry: torch's autograd reports NotImplemented for it; MHA takes this path
+# only when no gradient is needed)
+
+
+# -- TransformerEncoderLayer's fast path -----------------------------------------------------------
+
+@op("_transformer_encoder_layer_fwd(Tensor src, int embed_dim, int num_heads, Tensor qkv_weight, "
+    "Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, bool use_gelu, bool norm_first, "
+    "float eps, Tensor norm_weight_1, Tensor norm_bias_1, Tensor norm_weight_2, Tensor norm_bias_2, "
+    "Tensor ffn_weight_1, Tensor ffn_bias_1, Tensor ffn_weight_2, Tensor ffn_bias_2, "
+    "Tensor? mask=None, int? mask_type=None) -> Tensor")
+def _transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight,
+                                   proj_bias, use_gelu, norm_first, eps, norm_weight_1, norm_bias_1,
+                                   norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1,
+                                   ffn_weight_2, ffn_bias_2, mask, mask_type):
+    """transformer.cpp transformer_encoder_layer_forward: attention (the MHA fast path, without
+    weights) + residual, then the feed-forward block + residual, each with its layer norm before
+    (norm_first) or after."""
+    from .activation import gelu, relu
+    from .linalg import linear
+    from .nn_norm import layer_norm
+
+    def norm(x, w, b):
+        return layer_norm.kernel(x, [embed_dim], w, b, eps, True)
+
+    x = norm(src, norm_weight_1, norm_bias_1) if norm_first else src
+    x = _native_multi_head_attention.kernel(x, x, x, embed_dim, num_heads, qkv_weight, qkv_bias,
+                                            proj_weight, proj_bias, mask, False, True, mask_type)[0]
+    x = _fresh(x._array + src._array, src.dtype, src.device)
+    if not norm_first:
+        x = norm(x, norm_weight_1, norm_bias_1)
+    residual = x
+    if norm_first:
+        x = norm(x, norm_weight_2, norm_bias_2)
+    h = linear.kernel(x, ffn_weight_1, ffn_bias_1)
+    h = gelu.kernel(h, "none") if use_gelu else relu.kernel(h)
+    x = linear.kernel(h, ffn_weight_2, ffn_bias_2)
+    x = _fresh(x._array + residual._array, src.dtype, src.device)
+    if not norm_first:
+        x = norm(x, norm_weight_2, norm_bias_2)
+    return x
+# (no derivatives.yaml entry: inference only, as in torch; the layer takes it only without grad)
+
+
+def _nested_tensor_from_mask_left_aligned(t, mask):
+    """torch._nested_tensor_from_mask_left_aligned: whether each row of ``mask`` (True = a real
+    token) is a run of Trues then Falses. torch's tracer does not record this function but the
+    ops its C++ kernel calls (DCE'd afterwards, yet numbered): they are called here the same way,
+    from this internal frame (so they take no names from it)."""
+    if mask.dtype is not D.bool:
+        raise RuntimeError(f"Expected mask to be of type bool, but got {mask.dtype} instead.")
+    if mask.dim() != 2:
+        raise RuntimeError("Padding mask should be 2D")
+    if t.dim() != 3:
+        raise RuntimeError("Input should be a 3D tensor, N * L * D")
+    N, L = t.shape_tuple[:2]
+    if mask.shape_tuple != (N, L):
+        raise RuntimeError("Mask size should match input size")
+    aten = get_packet
+    pad = aten("zeros")([N, 1], dtype=D.bool, layout=strided, device=mask.device, pin_memory=None)
+    nums = aten("to").dtype(aten("cat")([mask, pad], 1), D.int32, False, False, None)
+    nums = aten("argmin")(nums, 1, False)
+    sizes = aten("select")(aten("cumsum")(mask, 1, dtype=None), 1, L - 1)
+    nums = aten("to").dtype_layout(nums, dtype=D.int64, layout=strided, device=mask.device,
+                                   pin_memory=None, non_blocking=False, copy=False,
+                                   memory_format=None)
+    return bool((sizes._array == nums._array).all())
+
+
+# -- triu / tril: the causal masks of nn.Transformer ----------------------------------------------
+
+def _triangle(self, diagonal, upper):
+    a = self._array
+    if a.ndim < 2:
+        raise RuntimeError(f"{'triu' if upper else 'tril'}: input tensor must have at least 2 dimensions")
+    xp = xp_of(self)
+    rows, cols = a.shape[-2], a.shape[-1]
+    keep = (xp.arange(cols)[None, :] - xp.arange(rows)[:, None]) >= diagonal if upper else \
+        (xp.arange(cols)[None, :] - xp.arange(rows)[:, None]) <= diagonal
+    return _fresh(xp.where(keep, a, xp.zeros((), a.dtype)), self.dtype, self.device)
+
+
+@op("triu(Tensor self, SymInt diagonal=0) -> Tensor", variants=("function", "method"))
+def triu(self, diagonal):
+    return _triangle(self, diagonal, True)
+
+
+derivatives(triu, {"self": "grad.triu(diagonal)"})
+
+
+@op("tril(Tensor self, SymInt diagonal=0) -> Tensor", variants=("function", "method"))
+def tril(self, diagonal):
+    return _triangle(self, diagonal, False)
+
+
+derivatives(tril, {"self": "grad.tril(diagonal)"})

@@ -1,0 +1,498 @@
+"""Recurrent layers: aten::lstm / gru / rnn_tanh / rnn_relu and the four cells (ATen's RNN.cpp).
+
+What a trace records (torch 2.13, probed):
+- ``nn.LSTM/GRU/RNN`` record ONE node, ``aten::lstm`` (or gru, rnn_tanh, rnn_relu), overload
+  ``.input`` ``(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+  batch_first)`` for a dense input, ``.data`` ``(data, batch_sizes, hx, params, ...)`` (no
+  batch_first) for a PackedSequence. ``params`` is the module's ``_flat_weights`` list, per layer
+  and direction ``w_ih, w_hh[, b_ih, b_hh][, w_hr]``; for LSTM ``hx`` is the list ``[h0, c0]``.
+- The cells are NOT recorded as ``aten::lstm_cell`` ...: torch's tracer lists them in
+  DONT_RECORD_TRACE, so a trace holds their decomposition (linear, add_, unsafe_chunk, sigmoid_,
+  tanh_, mul, ...). The functions ``lstm_cell`` ... below are that decomposition, written with the
+  public ops, so they record exactly those nodes.
+
+The kernels follow RNN.cpp's CPU path: the input projection of a whole layer is computed once
+(``linear_ih(inputs)``, pre_compute_input), then per time step ``linear_hh(h).add_(gates)`` and
+the cell's gate arithmetic in torch's order (LSTM gates i, f, g, o; GRU gates r, z, n).
+A packed input is the same loop with a batch size per step (PackedLayer): finished sequences
+leave the hidden state as the batch shrinks, and the reverse direction starts from the shortest.
+
+Derivatives: aten::lstm/gru/rnn_* and the cells have no derivatives.yaml entry: on CPU they are
+CompositeImplicitAutograd, so autograd differentiates through the decomposition. ``COMPOSITES``
+maps each of them to its decomposition written with public (recorded, differentiable) ops: the
+autograd engine runs that instead of the fast kernel when a gradient is needed.
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import _fresh, _view_of
+from ._registry import derivatives, get_packet, op
+from .nn_misc import _dropout
+
+_MODES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
+
+
+# -- the numerical kernel: one loop for every mode, dense or packed ------------------------------
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _step(mode, gates_x, h, c, w_hh, b_hh, w_hr):
+    """One time step of one direction: gates_x is the precomputed input projection (with b_ih).
+    Few NumPy calls per step (in place where the arithmetic allows): this loop is the op's cost."""
+    g = h @ w_hh.T
+    if b_hh is not None:
+        g += b_hh
+    if mode == "gru":
+        n = h.shape[1]
+        rz = g[:, :2 * n] + gates_x[:, :2 * n]
+        rz = _sigmoid(rz)
+        new = g[:, 2 * n:] * rz[:, :n]
+        new += gates_x[:, 2 * n:]
+        new = np.tanh(new)
+        hy = h - new
+        hy *= rz[:, n:]
+        hy += new
+        return hy, None
+    g += gates_x
+    if mode == "lstm":
+        n = c.shape[1]
+        sig = _sigmoid(g)  # i, f and o (the g gate's lanes are not used)
+        cy = sig[:, n:2 * n] * c
+        cy += sig[:, :n] * np.tanh(g[:, 2 * n:3 * n])
+        hy = sig[:, 3 * n:] * np.tanh(cy)
+        if w_hr is not None:
+            hy = hy @ w_hr.T
+        return hy, cy
+    return (np.tanh(g) if mode == "rnn_tanh" else np.maximum(g, 0)), None
+
+
+def _layer(mode, x, sizes, h0, c0, params, reverse):
+    """One direction of one layer over a packed sequence: x is (sum(sizes), in), sizes the batch
+    size of each step (all equal for a dense input). Returns (output rows, h_n, c_n)."""
+    w_ih, w_hh, b_ih, b_hh, w_hr = params
+    gx = x @ w_ih.T
+    if b_ih is not None:
+        gx = gx + b_ih
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    outs = [None] * len(sizes)
+    if not reverse:
+        h, c = h0, c0
+        done_h, done_c = [], []
+        last = sizes[0] if len(sizes) else 0
+        for t, bs in enumerate(sizes):
+            if bs < last:  # sequences that ended: their final state is kept aside
+                done_h.append(h[bs:last])
+                h = h[:bs]
+                if c is not None:
+                    done_c.append(c[bs:last])
+                    c = c[:bs]
+            last = bs
+            h, c = _step(mode, gx[offsets[t]:offsets[t + 1]], h, c, w_hh, b_hh, w_hr)
+            outs[t] = h
+        h_n = np.concatenate([h] + done_h[::-1], 0) if done_h else h
+        c_n = (np.concatenate([c] + done_c[::-1], 0) if done_c else c) if c is not None else None
+    else:
+        last = sizes[-1]
+        h = h0[:last]
+        c = c0[:last] if c0 is not None else None
+        for t in range(len(sizes) - 1, -1, -1):
+            bs = sizes[t]
+            if bs > last:  # longer sequences join, from their initial state
+                h = np.concatenate([h, h0[last:bs]], 0)
+                if c is not None:
+                    c = np.concatenate([c, c0[last:bs]], 0)
+            last = bs
+            h, c = _step(mode, gx[offsets[t]:offsets[t + 1]], h, c, w_hh, b_hh, w_hr)
+            outs[t] = h
+        h_n, c_n = h, c
+    return np.concatenate(outs, 0), h_n, c_n
+
+
+def _group_params(params, has_biases, groups):
+    """The flat weight list -> per (layer, direction) (w_ih, w_hh, b_ih, b_hh, w_hr): each group is
+    ``w_ih, w_hh[, b_ih, b_hh][, w_hr]`` (3 or 5 entries: with an LSTM projection)."""
+    n = len(params) // groups
+    out = []
+    for k in range(groups):
+        p = [t._array for t in params[k * n:(k + 1) * n]]
+        b_ih, b_hh = (p[2], p[3]) if has_biases else (None, None)
+        out.append((p[0], p[1], b_ih, b_hh, p[-1] if n in (3, 5) else None))
+    return out
+
+
+def _check_params(name, params, has_biases, num_layers, num_directions):
+    n = len(params)
+    per = n // (num_layers * num_directions) if num_layers * num_directions else 0
+    valid = {4 if has_biases else 2, 5 if has_biases else 3} if name == "lstm" else {4 if has_biases else 2}
+    if per * num_layers * num_directions != n or per not in valid:
+        raise RuntimeError(f"{name}: got an incorrect number of RNN parameters")
+
+
+def _run(name, like, x, sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    """The layer stack over packed rows x (sum(sizes), input_size); hx: (L*D, B, H) arrays; like:
+    the input tensor (dtype and device of the dropout between layers)."""
+    directions = 2 if bidirectional else 1
+    _check_params(name, params, has_biases, num_layers, directions)
+    groups = _group_params(params, has_biases, num_layers * directions)
+    h0, c0 = hx
+    hs, cs = [], []
+    layer_in = x
+    for layer in range(num_layers):
+        outs = []
+        for d in range(directions):
+            k = layer * directions + d
+            out, h_n, c_n = _layer(name, layer_in, sizes, h0[k], None if c0 is None else c0[k],
+                                   groups[k], d == 1)
+            outs.append(out)
+            hs.append(h_n)
+            cs.append(c_n)
+        layer_in = outs[0] if directions == 1 else np.concatenate(outs, -1)
+        if dropout != 0 and train and layer < num_layers - 1:
+            # at::dropout(layer_output, p, /*train=*/true), drawn from the global generator
+            layer_in = _dropout(_fresh(layer_in, like.dtype, like.device), dropout, True, False,
+                                False)._array
+    return layer_in, np.stack(hs, 0), (np.stack(cs, 0) if c0 is not None else None)
+
+
+def _check_input(name, input, hx_list, params):
+    if input.dtype.category != 2 or input.dtype.is_complex:
+        raise RuntimeError(f"{name}: expected a floating point input, got {input.dtype}")
+    for t in list(hx_list) + list(params):
+        if t.dtype != input.dtype:
+            raise RuntimeError(f"Expected all tensors to have the same dtype, but found "
+                               f"{t.dtype} and {input.dtype}")
+
+
+def _dense(name, input, hx_list, params, has_biases, num_layers, dropout, train, bidirectional,
+           batch_first):
+    _check_input(name, input, hx_list, params)
+    if input._array.ndim != 3:
+        raise RuntimeError(f"input must have 3 dimensions, got {input._array.ndim}")
+    a = input._array
+    if batch_first:
+        a = a.transpose(1, 0, 2)
+    steps, batch = a.shape[0], a.shape[1]
+    if steps == 0:
+        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+    x = np.ascontiguousarray(a).reshape(steps * batch, a.shape[2])
+    h0 = hx_list[0]._array
+    c0 = hx_list[1]._array if len(hx_list) > 1 else None
+    out, h_n, c_n = _run(name, input, x, [batch] * steps, (h0, c0), params, has_biases, num_layers,
+                         dropout, train, bidirectional)
+    out = out.reshape(steps, batch, out.shape[-1]).astype(input.dtype.np, copy=False)
+    output = _fresh(out, input.dtype, input.device)
+    if batch_first:  # torch returns output.transpose(0, 1): a view, strides (H, B*H, 1)
+        output = _transposed01(output)
+    results = [output, _fresh(h_n.astype(input.dtype.np, copy=False), input.dtype, input.device)]
+    if c_n is not None:
+        results.append(_fresh(c_n.astype(input.dtype.np, copy=False), input.dtype, input.device))
+    return tuple(results)
+
+
+def _packed(name, data, batch_sizes, hx_list, params, has_biases, num_layers, dropout, train,
+            bidirectional):
+    _check_input(name, data, hx_list, params)
+    if batch_sizes.dtype != D.int64 or batch_sizes._array.ndim != 1:
+        raise RuntimeError("batch_sizes must be a 1D CPU int64 tensor")
+    sizes = [int(s) for s in batch_sizes._array]
+    if not sizes:
+        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+    h0 = hx_list[0]._array
+    c0 = hx_list[1]._array if len(hx_list) > 1 else None
+    out, h_n, c_n = _run(name, data, data._array, sizes, (h0, c0), params, has_biases, num_layers,
+                         dropout, train, bidirectional)
+    results = [_fresh(out.astype(data.dtype.np, copy=False), data.dtype, data.device),
+               _fresh(h_n.astype(data.dtype.np, copy=False), data.dtype, data.device)]
+    if c_n is not None:
+        results.append(_fresh(c_n.astype(data.dtype.np, copy=False), data.dtype, data.device))
+    return tuple(results)
+
+
+def _transposed01(t):
+    """t.transpose(0, 1) as a view (torch's batch_first results)."""
+    st = t.stride()
+    return _view_of(t, t._array.swapaxes(0, 1), (st[1], st[0]) + tuple(st[2:]))
+
+
+def _hx_pair(hx):
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states")
+    return hx
+
+
+@op("lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, "
+    "float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)")
+def lstm_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+               batch_first):
+    return _dense("lstm", input, _hx_pair(hx), params, has_biases, num_layers, dropout, train,
+                  bidirectional, batch_first)
+
+
+@op("lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, "
+    "int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)")
+def lstm_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+              bidirectional):
+    return _packed("lstm", data, batch_sizes, _hx_pair(hx), params, has_biases, num_layers,
+                   dropout, train, bidirectional)
+
+
+def _register_single_state(name):
+    @op(f"{name}.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, "
+        "float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)")
+    def dense(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+              batch_first):
+        return _dense(name, input, [hx], params, has_biases, num_layers, dropout, train,
+                      bidirectional, batch_first)
+
+    @op(f"{name}.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, "
+        "int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)")
+    def packed(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+               bidirectional):
+        return _packed(name, data, batch_sizes, [hx], params, has_biases, num_layers, dropout,
+                       train, bidirectional)
+    return dense, packed
+
+
+gru_input, gru_data = _register_single_state("gru")
+rnn_tanh_input, rnn_tanh_data = _register_single_state("rnn_tanh")
+rnn_relu_input, rnn_relu_data = _register_single_state("rnn_relu")
+
+
+# -- unsafe_chunk: the cells' gate split -----------------------------------------------------------
+
+@op("unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", variants=("function", "method"))
+def unsafe_chunk(self, chunks, dim):
+    # chunk's views, which autograd does not treat as views ("unsafe"): in-place ops on them
+    # (the cells' sigmoid_) are allowed without view bookkeeping
+    parts = get_packet("chunk").overloads[0].kernel(self, chunks, dim)
+    for p in parts:
+        p._base = None
+    return parts
+
+
+# unsafe_chunk is CompositeImplicitAutograd: it is unsafe_split(self, ceil(size / chunks), dim),
+# whose entry is this (derivatives.yaml: unsafe_split.Tensor)
+derivatives(unsafe_chunk, {
+    "self": "split_backward(grads, (self.shape[dim] + chunks - 1) // chunks, dim, self.shape, "
+            "self.options())"})
+
+
+# -- the cells: recorded as their decomposition (RNN.cpp's CellParams / LSTMCell / GRUCell) --------
+
+def _ops():
+    return {n: get_packet(n) for n in ("linear", "unsafe_chunk", "sigmoid_", "tanh_", "tanh",
+                                       "relu", "mul", "add", "add_", "sub", "mul_", "matmul",
+                                       "stack", "cat", "dropout")}
+
+
+def _check_cell_input(input, w_ih):
+    if input._array.shape[1] != w_ih._array.shape[1]:
+        raise RuntimeError(f"input has inconsistent input_size: got {input._array.shape[1]} "
+                           f"expected {w_ih._array.shape[1]}")
+
+
+def _check_cell_hidden(input, hx, hidden_size, k):
+    if input._array.shape[0] != hx._array.shape[0]:
+        raise RuntimeError(f"Input batch size {input._array.shape[0]} doesn't match hidden{k} "
+                           f"batch size {hx._array.shape[0]}")
+    if hx._array.shape[1] != hidden_size:
+        raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {hx._array.shape[1]}, "
+                           f"expected {hidden_size}")
+
+
+# One step of each cell (RNN.cpp's LSTMCell / GRUCell / SimpleCell). ``x_gates`` gives the input
+# projection: linear_ih(input) for the cells, a precomputed row for the whole-sequence ops. It is
+# a function because C++ evaluates linear_hh(hx) first, then the argument of its add_.
+
+def _lstm_step(F, x_gates, hx, cx, w_hh, b_hh, w_hr=None):
+    gates = F["add_"](F["linear"](hx, w_hh, b_hh), x_gates())
+    i, f, g, o = F["unsafe_chunk"](gates, 4, 1)
+    i, f, g, o = F["sigmoid_"](i), F["sigmoid_"](f), F["tanh_"](g), F["sigmoid_"](o)
+    cy = F["add_"](F["mul"](f, cx), F["mul"](i, g))
+    hy = F["mul"](o, F["tanh"](cy))
+    if w_hr is not None:  # params.matmul_hr
+        hy = F["matmul"](hy, w_hr.t())
+    return hy, cy
+
+
+def _gru_step(F, x_gates, hx, w_hh, b_hh):
+    ig = F["unsafe_chunk"](x_gates(), 3, 1)
+    hg = F["unsafe_chunk"](F["linear"](hx, w_hh, b_hh), 3, 1)
+    reset = F["sigmoid_"](F["add_"](hg[0], ig[0]))
+    update = F["sigmoid_"](F["add_"](hg[1], ig[1]))
+    new = F["tanh_"](F["add"](ig[2], F["mul_"](hg[2], reset)))
+    return F["add_"](F["mul_"](F["sub"](hx, new), update), new)
+
+
+def _simple_step(F, x_gates, hx, w_hh, b_hh, nonlinearity):
+    return F[nonlinearity](F["add_"](F["linear"](hx, w_hh, b_hh), x_gates()))
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """torch.lstm_cell: linear_hh(hx).add_(linear_ih(input)), chunked into gates i, f, g, o."""
+    if len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
+    _check_cell_input(input, w_ih)
+    _check_cell_hidden(input, hx[0], w_hh._array.shape[1], 0)
+    _check_cell_hidden(input, hx[1], w_hh._array.shape[1], 1)
+    F = _ops()
+    return _lstm_step(F, lambda: F["linear"](input, w_ih, b_ih), hx[0], hx[1], w_hh, b_hh)
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """torch.gru_cell (CPU path): reset and update gates, then the new gate scaled by reset."""
+    _check_cell_input(input, w_ih)
+    _check_cell_hidden(input, hx, w_hh._array.shape[1], 0)
+    F = _ops()
+    return _gru_step(F, lambda: F["linear"](input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+def _simple_cell(nonlinearity):
+    def cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        _check_cell_input(input, w_ih)
+        _check_cell_hidden(input, hx, w_hh._array.shape[1], 0)
+        F = _ops()
+        return _simple_step(F, lambda: F["linear"](input, w_ih, b_ih), hx, w_hh, b_hh, nonlinearity)
+    cell.__name__ = f"rnn_{nonlinearity}_cell"
+    cell.__doc__ = f"torch.rnn_{nonlinearity}_cell: {nonlinearity}(linear_hh(hx).add_(linear_ih(input)))"
+    return cell
+
+
+rnn_tanh_cell = _simple_cell("tanh")
+rnn_relu_cell = _simple_cell("relu")
+
+
+def rnn_decomposition(name, input, hx, params, has_biases, num_layers, dropout, train,
+                      bidirectional, batch_first):
+    """aten::lstm/gru/rnn_tanh/rnn_relu ``.input`` written with public (recorded, differentiable)
+    ops, as RNN.cpp's CPU path runs it: per layer and direction, the input projection of the whole
+    sequence (FullLayer's pre_compute_input), one cell step per time step (backwards for the
+    reverse direction), the outputs stacked, the two directions concatenated, dropout between
+    layers when training. Same results as the kernel; this is what autograd differentiates."""
+    F = _ops()
+    if batch_first:
+        input = input.transpose(0, 1)
+    directions = 2 if bidirectional else 1
+    per = len(params) // (num_layers * directions)
+    lstm = name == "lstm"
+    h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
+    layer_input, hs, cs = input, [], []
+    for layer in range(num_layers):
+        outs = []
+        for d in range(directions):
+            k = layer * directions + d
+            p = params[k * per:(k + 1) * per]
+            w_hh = p[1]
+            b_ih, b_hh = (p[2], p[3]) if has_biases else (None, None)
+            rows = F["linear"](layer_input, p[0], b_ih).unbind(0)
+            h, c = h0[k], (c0[k] if lstm else None)
+            out = [None] * len(rows)
+            for t in (reversed(range(len(rows))) if d == 1 else range(len(rows))):
+                x_gates = (lambda r=rows[t]: r)
+                if lstm:
+                    h, c = _lstm_step(F, x_gates, h, c, w_hh, b_hh, p[-1] if per in (3, 5) else None)
+                elif name == "gru":
+                    h = _gru_step(F, x_gates, h, w_hh, b_hh)
+                else:
+                    h = _simple_step(F, x_gates, h, w_hh, b_hh, name[4:])
+                out[t] = h
+            outs.append(F["stack"](out, 0))
+            hs.append(h)
+            cs.append(c)
+        layer_input = outs[0] if directions == 1 else F["cat"](outs, -1)
+        if dropout != 0 and train and layer < num_layers - 1:
+            layer_input = F["dropout"](layer_input, dropout, True)
+    output = layer_input.transpose(0, 1) if batch_first else layer_input
+    if lstm:
+        return output, F["stack"](hs, 0), F["stack"](cs, 0)
+    return output, F["stack"](hs, 0)
+
+
+# CompositeImplicitAutograd on CPU (no derivatives.yaml entries): autograd differentiates the
+# decompositions above. The cells are only ever run as their decomposition; the whole-sequence
+# ops map to rnn_decomposition (dense input; a packed input decomposes the same way with the
+# batch narrowing per step of PackedLayer, not written out here).
+COMPOSITES = {"aten::lstm.input": lambda *a: rnn_decomposition("lstm", *a),
+              "aten::gru.input": lambda *a: rnn_decomposition("gru", *a),
+              "aten::rnn_tanh.input": lambda *a: rnn_decomposition("rnn_tanh", *a),
+              "aten::rnn_relu.input": lambda *a: rnn_decomposition("rnn_relu", *a)}
+
+
+# -- packed sequences (PackedSequence.cpp) ---------------------------------------------------------
+
+@op("_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)")
+def _pack_padded_sequence(input, lengths, batch_first):
+    """(T, B, *) padded -> the rows of each time step's running sequences, and those counts."""
+    a = input._array.swapaxes(0, 1) if batch_first else input._array
+    lens = [int(v) for v in lengths._array.reshape(-1)]
+    if lengths._array.ndim != 1:
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
+                           f"{lengths._array.ndim}D {lengths.device} {lengths.dtype.ir_name} tensor")
+    if not lens or lens[-1] <= 0:
+        raise RuntimeError("Length of all samples has to be greater than 0, but found an element "
+                           "in 'lengths' that is <= 0")
+    if any(lens[i] < lens[i + 1] for i in range(len(lens) - 1)):
+        raise RuntimeError("`lengths` array must be sorted in decreasing order when "
+                           "`enforce_sorted` is True. You can pass `enforce_sorted=False` to "
+                           "pack_padded_sequence and/or pack_sequence to sidestep this requirement "
+                           "if you do not need ONNX exportability.")
+    if lens[0] > a.shape[0]:
+        raise RuntimeError(f"Expected sequence length to be at most {a.shape[0]}, but got {lens[0]}")
+    sizes = [sum(1 for n in lens if n > t) for t in range(lens[0])]
+    data = np.concatenate([a[t, :bs] for t, bs in enumerate(sizes)], 0)
+    return (_fresh(data, input.dtype, input.device),
+            _fresh(np.asarray(sizes, dtype=np.int64), D.int64, lengths.device))
+
+
+derivatives(_pack_padded_sequence, {
+    "input": "_pack_padded_sequence_backward(grad, input.shape, result1, batch_first)"})
+
+
+@op("_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, "
+    "int total_length) -> (Tensor, Tensor)")
+def _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length):
+    sizes = [int(v) for v in batch_sizes._array]
+    batch = sizes[0]
+    steps = max(total_length, len(sizes))
+    if total_length < len(sizes):
+        raise RuntimeError(f"Expected total_length to be at least {len(sizes)}, but got "
+                           f"{total_length}")
+    a = data._array
+    out = np.full((steps, batch) + a.shape[1:], padding_value, dtype=a.dtype)
+    offset = 0
+    for t, bs in enumerate(sizes):
+        out[t, :bs] = a[offset:offset + bs]
+        offset += bs
+    lengths = np.asarray([sum(1 for bs in sizes if bs > b) for b in range(batch)], dtype=np.int64)
+    padded = _fresh(out, data.dtype, data.device)
+    if batch_first:  # torch returns output.transpose(0, 1): a view
+        padded = _transposed01(padded)
+    return padded, _fresh(lengths, D.int64, batch_sizes.device)
+
+
+# (no derivatives.yaml entry: CompositeImplicitAutograd in torch, differentiated through its copies)
+
+
+@op("pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0., "
+    "str padding_side=\"right\") -> Tensor")
+def pad_sequence(sequences, batch_first, padding_value, padding_side):
+    if not sequences:
+        raise RuntimeError("received an empty list of sequences")
+    if padding_side not in ("left", "right"):
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+    first = sequences[0]
+    longest = max(s._array.shape[0] for s in sequences)
+    trailing = first._array.shape[1:]
+    out = np.full((len(sequences), longest) + trailing, padding_value, dtype=first.dtype.np)
+    for i, s in enumerate(sequences):
+        n = s._array.shape[0]
+        if padding_side == "right":
+            out[i, :n] = s._array
+        else:
+            out[i, longest - n:] = s._array
+    if not batch_first:
+        out = np.ascontiguousarray(out.swapaxes(0, 1))
+    return _fresh(out, first.dtype, first.device)
+# (CompositeImplicitAutograd in torch: differentiated through its copies; no yaml entry)
