@@ -14,20 +14,13 @@ import pytest
 import reftrace.nn
 import reftrace.nn.functional
 
-SEQ = "sequence layers: built on the nn-seq branch (issue 11's other half)"
 MISSING = {
     # classes
-    "RNNBase": SEQ, "RNN": SEQ, "LSTM": SEQ, "GRU": SEQ, "RNNCellBase": SEQ, "RNNCell": SEQ,
-    "LSTMCell": SEQ, "GRUCell": SEQ, "MultiheadAttention": SEQ, "Transformer": SEQ,
-    "TransformerEncoder": SEQ, "TransformerDecoder": SEQ, "TransformerEncoderLayer": SEQ,
-    "TransformerDecoderLayer": SEQ, "EmbeddingBag": SEQ,
     "CTCLoss": "not yet: aten::ctc_loss (the alpha recursion) is not implemented",
     "AdaptiveLogSoftmaxWithLoss": "not yet: its forward needs index_copy_ and a cluster loop",
     "LinearCrossEntropyLoss": "not yet: new in torch 2.13 (F.linear_cross_entropy with options)",
     "LinearCrossEntropyOptions": "not yet: new in torch 2.13 (goes with LinearCrossEntropyLoss)",
     # functions
-    "scaled_dot_product_attention": SEQ, "multi_head_attention_forward": SEQ,
-    "embedding_bag": SEQ,
     "grouped_mm": "out of scope: CUDA/float8 only (issue 11)",
     "scaled_mm": "out of scope: CUDA/float8 only (issue 11)",
     "scaled_grouped_mm": "out of scope: CUDA/float8 only (issue 11)",

@@ -70,6 +70,14 @@ def _convert(v):
     return v
 
 
+def _draws_random(fname, s):
+    if fname == "scaled_dot_product_attention":
+        return s.kwargs.get("dropout_p", 0.0) > 0.0
+    if fname == "multi_head_attention_forward":  # dropout_p is its 11th positional argument
+        return s.kwargs.get("training", True) and s.args[9] > 0.0
+    return False
+
+
 @pytest.mark.parametrize("info, fname", list(_entries()))
 def test_opinfo_samples(info, fname):
     th_fn = getattr(torch.nn.functional, fname)
@@ -78,6 +86,8 @@ def test_opinfo_samples(info, fname):
         warnings.simplefilter("ignore")
         samples = list(info.sample_inputs("cpu", torch.float32, requires_grad=False))
         for i, s in enumerate(samples[:PER_OP]):
+            if _draws_random(fname, s):
+                continue  # attention with dropout draws random numbers (reftrace's stream differs)
             args = (s.input,) + tuple(s.args)
             try:
                 expected, th_err = th_fn(*args, **s.kwargs), None
