@@ -55,9 +55,23 @@ def output_names(op):
     return [r.name or f"result{i}" for i, r in enumerate(returns)]
 
 
+# reftrace ops that stand for a torch op of another name (torch's composite calls it and records
+# its node) or a hand-written torch node (torch/csrc/autograd/functions/tensor.h)
+_TORCH_NODES = {
+    "batch_norm": "native_batch_norm", "layer_norm": "native_layer_norm",
+    "group_norm": "native_group_norm", "_convolution": "convolution",
+    "nll_loss": "nll_loss_forward", "nll_loss2d": "nll_loss2d_forward",
+    "adaptive_avg_pool2d": "_adaptive_avg_pool2d",
+}
+_HAND_WRITTEN = {"copy_": "CopyBackwards"}
+
+
 def node_name(op):
     """torch's grad_fn class name for ``op`` (an in-place or out variant shares its functional's)."""
-    key = op.schema.name.split("::")[1] + ("." + op.overload if op.overload else "")
+    base = op.schema.name.split("::")[1]
+    if base in _HAND_WRITTEN:
+        return _HAND_WRITTEN[base]
+    key = _TORCH_NODES.get(base, base) + ("." + op.overload if op.overload else "")
     name = NODE_NAMES.get(key)
     if name is None and op.is_inplace:
         base = op.schema.name.split("::")[1].rstrip("_")

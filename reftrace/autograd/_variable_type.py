@@ -81,10 +81,19 @@ def check_inplace(t):
                 "a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def record(op, args):
+_NOT_RUN = object()
+
+
+def attach_history(op, args, result):
+    """Record ``op``'s history on a ``result`` already computed (by a kernel run under no_grad,
+    as torch's tracer sees convolution: spec NN-18)."""
+    return record(op, args, result)
+
+
+def record(op, args, precomputed=_NOT_RUN):
     """Run ``op`` on ``args`` (some tensor requires grad, grad mode on) and record its history."""
-    if op.composite is not None:  # CompositeImplicitAutograd: the ops it calls record themselves
-        return op.composite(*args)
+    if op.composite is not None and precomputed is _NOT_RUN:
+        return op.composite(*args)  # CompositeImplicitAutograd: the ops it calls record themselves
     inplace = op.is_inplace
     if inplace:
         check_inplace(args[0])
@@ -104,7 +113,7 @@ def record(op, args):
             edges.append(e)
             metas.append(None if t is None else (t.shape_tuple, t.dtype, t.device))
     if not active:
-        return op.kernel(*args)
+        return op.kernel(*args) if precomputed is _NOT_RUN else precomputed
     users = c.users
     saved = {}
     for i, name, how in c.saved:
@@ -126,7 +135,7 @@ def record(op, args):
             saved[name] = [TensorMeta(t) if t is not None else None for t in v]
         else:
             saved[name] = list(v) if type(v) is list else v
-    result = op.kernel(*args)
+    result = op.kernel(*args) if precomputed is _NOT_RUN else precomputed
     node = c.cls()
     node._c = c
     node._next = tuple(edges)

@@ -12,7 +12,7 @@ from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from .nn_conv import legacy_type_name, sizes
 from .random import bernoulli_draws
-from ._registry import op
+from ._registry import composite, derivatives, op
 
 
 # -- dropout -------------------------------------------------------------------------------------
@@ -44,9 +44,39 @@ def dropout(input, p, train):
     return _dropout(input, p, train, False, False)
 
 
+def _scaled_mask(x, p, feature):
+    """The kept-and-scaled mask _dropout draws (the same random draws), as a tensor."""
+    shape = x.shape_tuple[:2] + (1,) * (x.ndim - 2) if feature else x.shape_tuple
+    keep = bernoulli_draws(x.device, shape, 1 - p)
+    return _fresh(keep.astype(x.dtype.np) / x.dtype.np.type(1 - p), x.dtype, x.device)
+
+
+def zeros_like_(x):
+    return _fresh(xp_of(x).zeros((), dtype=x.dtype.np), x.dtype, x.device)
+
+
+@composite(dropout)
+def _dropout_composite(input, p, train):
+    # Dropout.cpp _dropout_impl: input * (bernoulli mask / (1 - p)) -> MulBackward0
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        return input * zeros_like_(input)
+    return input * _scaled_mask(input, p, False)
+
+
 @op("feature_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
 def feature_dropout(input, p, train):
     return _dropout(input, p, train, True, False)
+
+
+@composite(feature_dropout)
+def _feature_dropout_composite(input, p, train):
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        return input * zeros_like_(input)
+    return input * _scaled_mask(input, p, True)
 
 
 @op("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
@@ -76,6 +106,11 @@ def embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
     if idx.size and (idx.min() < 0 or idx.max() >= weight.shape_tuple[0]):
         raise IndexError("index out of range in self")
     return _fresh(weight._array[idx], weight.dtype, weight.device)
+
+
+derivatives(embedding, {"weight": "embedding_backward(grad, indices, weight.shape[0], padding_idx, "
+                                      "scale_grad_by_freq, sparse)",
+                        "indices": "non_differentiable"})
 
 
 @op("embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) "
@@ -156,6 +191,9 @@ def constant_pad_nd(self, pad, value):
     return _fresh(out, self.dtype, self.device)
 
 
+derivatives(constant_pad_nd, {"self": "constant_pad_nd_backward(grad, pad)"})
+
+
 def _np_pad(self, pad, mode, dims):
     """reflection/replication/circular padding of the last ``dims`` dims."""
     shape = self.shape_tuple
@@ -216,3 +254,11 @@ def pad(self, pad, mode, value):
             if b > self.shape_tuple[d] or e > self.shape_tuple[d]:
                 raise RuntimeError("Padding value causes wrapping around more than once.")
     return _np_pad(self, pad, mode, dims)
+
+
+@composite(pad)
+def _pad_composite(self, pad_, mode, value):
+    # PadNd.cpp pad: constant mode is constant_pad_nd (ConstantPadNdBackward0)
+    if mode == "constant" and len(pad_) % 2 == 0 and len(pad_) <= 2 * self.ndim:
+        return constant_pad_nd(self, pad_, 0.0 if value is None else value)
+    return pad.kernel(self, pad_, mode, value)  # other modes (no gradient yet), or its errors
