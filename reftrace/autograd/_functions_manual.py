@@ -62,10 +62,14 @@ def mul_tensor_backward(grad, other, self_st):
     return handle_r_to_c(self_st, out)
 
 
+def _conj(x):
+    return x.conj() if isinstance(x, _rt.Tensor) else x.conjugate()
+
+
 def div_tensor_self_backward(grad, other, self_st, rounding_mode=None):
     if rounding_mode is not None:
         return _rt.zeros_like(grad, dtype=_dtype_of(self_st))
-    result = grad / other.conj()
+    result = grad / _conj(other)
     return handle_r_to_c(self_st, result)
 
 
@@ -203,19 +207,18 @@ def restore_reduced_dims(output, dims, keepdim):
     return output.reshape(target)
 
 
-def unsqueeze_to(grad, sizes, dim=None):
-    """unsqueeze_to(grad, sizes): drop nothing, add back the size-1 dims of ``sizes`` (squeeze's
-    backward); with ``dim``: only those dims."""
-    sizes = list(sizes)
-    if dim is None:
-        for d, s in enumerate(sizes):
-            if s == 1:
-                grad = grad.unsqueeze(d)
-        return grad
-    dims = [dim] if isinstance(dim, int) else list(dim)
+def unsqueeze_to(grad, dim_or_sizes, sizes=None):
+    """unsqueeze_to(grad, sizes): the size-1 dims of ``sizes`` put back (squeeze's backward);
+    unsqueeze_to(grad, dim, sizes): only those among ``dim``."""
+    if sizes is None:
+        sizes, dims = list(dim_or_sizes), None
+    else:
+        sizes = list(sizes)
+        dims = [dim_or_sizes] if isinstance(dim_or_sizes, int) else list(dim_or_sizes)
     nd = len(sizes)
-    for d in sorted(_wrap_dim(x, nd) for x in dims):
-        if sizes[d] == 1:
+    wanted = set(range(nd)) if dims is None else {_wrap_dim(d, nd) for d in dims}
+    for d in range(nd):
+        if d in wanted and sizes[d] == 1:
             grad = grad.unsqueeze(d)
     return grad
 
@@ -375,6 +378,8 @@ def cummaxmin_backward(grad, input, indices, dim):
 def _scatter_add(self, dim, index, src):
     """self.scatter_add(dim, index, src) as an accumulating index_put (differentiable)."""
     nd = index.dim()
+    if nd == 0:
+        return self + src
     dim = _wrap_dim(dim, nd)
     where = []
     for d in range(nd):
@@ -765,3 +770,51 @@ def max_pool_double_backward(grad, indices, dim):
     flat_grad = grad.flatten(n)
     flat_indices = indices.flatten(n)
     return flat_grad.gather(-1, flat_indices).view(list(indices.shape_tuple))
+
+
+# -- indexing ----------------------------------------------------------------------------------------
+
+def index_select_backward_symint(grad, self_sizes, dim, index):
+    """zeros(self_sizes).index_add_(dim, index, grad), as an accumulating index_put."""
+    dim = _wrap_dim(dim, len(self_sizes))
+    zeros = _rt.zeros(list(self_sizes), dtype=grad.dtype, device=grad.device)
+    if len(self_sizes) == 0:  # a 0-dim self: every index picked the one element
+        return grad.sum() + zeros
+    return zeros.index_put(tuple([None] * dim + [index.reshape([-1])]), grad, True)
+
+
+def gather_backward(grad, self, dim, index, sparse_grad):
+    return _scatter_add(_rt.zeros(list(self.shape), dtype=grad.dtype, device=grad.device), dim,
+                        index, grad)
+
+
+def masked_select_backward(grad, input, mask):
+    """zeros of the broadcast shape with grad written at the mask's true positions (the engine
+    sums the broadcast dimensions away)."""
+    from ..ops._iter import broadcast_shapes
+    shape = list(broadcast_shapes(input.shape_tuple, mask.shape_tuple))
+    zeros = _rt.zeros(shape, dtype=grad.dtype, device=grad.device)
+    return zeros.index_put((mask.expand(shape),), grad, True)
+
+
+def padding_backward(grad, self, padding, mode):
+    """reflection/replication padding's gradient: each output element's gradient added back to
+    the input element it copies, one padded dimension at a time (an accumulating index_put)."""
+    import numpy as np
+    nd = self.dim()
+    dims = len(padding) // 2
+    for j in range(dims):
+        d = nd - 1 - j
+        b, e = padding[2 * j], padding[2 * j + 1]
+        L = self.shape_tuple[d]
+        pos = np.arange(-b, L + e)
+        if mode == "reflect":
+            pos = np.abs(pos)
+            pos = np.where(pos >= L, 2 * (L - 1) - pos, pos)
+        else:
+            pos = np.clip(pos, 0, L - 1)
+        shape = list(grad.shape_tuple)
+        shape[d] = L
+        zeros = _rt.zeros(shape, dtype=grad.dtype, device=grad.device)
+        grad = zeros.index_put(tuple([None] * d + [_rt.from_numpy(pos.astype(np.int64))]), grad, True)
+    return grad

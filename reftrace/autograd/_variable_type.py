@@ -98,7 +98,7 @@ def record(op, args, precomputed=_NOT_RUN):
     if inplace:
         check_inplace(args[0])
     if op.derivatives is None:
-        return _record_without_formula(op, args)
+        return record_without_formula(op, args)
     c = compiled(op)
     edges, slices, metas = [], {}, []
     active = set()  # the inputs that need a gradient
@@ -184,7 +184,7 @@ def _set_history(t, node, output_nr):
     t.requires_grad = True
 
 
-def _record_without_formula(op, args):
+def record_without_formula(op, args):
     """An op torch differentiates but reftrace has no formula for yet: the results require grad
     and carry a node that says so when backward reaches it."""
     result = op.kernel(*args)

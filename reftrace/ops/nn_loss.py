@@ -14,7 +14,8 @@ from .._promotion import result_type
 from .._tensor import _fresh, xp_of
 from .nn_conv import sizes
 from ._iter import broadcast_shapes
-from ._registry import composite, derivatives, op
+from ._registry import OVERLOADS, composite, derivatives, op
+from ..autograd._variable_type import record_without_formula
 from reftrace_backends import get_backend
 
 NONE, MEAN, SUM = 0, 1, 2
@@ -102,7 +103,7 @@ def _nll_loss_nd_composite(self, target, weight, reduction, ignore_index):
         return nll_loss(self, target, weight, reduction, ignore_index)
     if self.dim() == 4:
         return nll_loss2d(self, target, weight, reduction, ignore_index)
-    return nll_loss_nd.kernel(self, target, weight, reduction, ignore_index)
+    return record_without_formula(nll_loss_nd, [self, target, weight, reduction, ignore_index])
 
 
 @op("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
@@ -182,9 +183,25 @@ def cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoo
 @composite(cross_entropy_loss)
 def _cross_entropy_composite(self, target, weight, reduction, ignore_index, label_smoothing):
     # LossNLL.cpp cross_entropy_loss: log_softmax over the class dim, then nll_loss_nd
-    if self.shape_tuple == target.shape_tuple or label_smoothing > 0:
-        return cross_entropy_loss.kernel(self, target, weight, reduction, ignore_index,
-                                         label_smoothing)
+    class_dim = 0 if self.dim() == 1 else 1
+    if self.shape_tuple == target.shape_tuple and target.dtype.is_floating_point:
+        # cross_entropy_loss_prob_target: -(log_softmax * target [* weight]) reduced
+        cross_entropy_loss.kernel(self, target, weight, reduction, ignore_index, label_smoothing)
+        n_classes = self.shape_tuple[class_dim]
+        logp = self.log_softmax(class_dim)
+        target_ = target * (1 - label_smoothing) + (label_smoothing / n_classes) \
+            if label_smoothing > 0 else target
+        terms = logp * target_
+        if weight is not None:
+            shape = [1] * self.dim()
+            shape[class_dim] = weight.shape_tuple[0]
+            terms = terms * (weight.view(shape) if self.dim() > 1 else weight)
+        if reduction == MEAN:  # C++ divides by a number: div.Scalar (DivBackward1)
+            return OVERLOADS["aten::div.Scalar"](-terms.sum(), self.numel() / n_classes)
+        return -terms.sum() if reduction == SUM else -terms.sum(class_dim)
+    if label_smoothing > 0:  # class indices with label smoothing: no gradient yet
+        return record_without_formula(cross_entropy_loss, [self, target, weight, reduction,
+                                                           ignore_index, label_smoothing])
     return nll_loss_nd(self.log_softmax(0 if self.dim() == 1 else 1), target, weight, reduction,
                        ignore_index)
 

@@ -12,7 +12,8 @@ from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from .nn_conv import legacy_type_name, sizes
 from .random import bernoulli_draws
-from ._registry import composite, derivatives, op
+from ._registry import composite, derivatives, get_packet, op
+from ..autograd._variable_type import record_without_formula
 
 
 # -- dropout -------------------------------------------------------------------------------------
@@ -219,8 +220,10 @@ def _np_pad(self, pad, mode, dims):
 
 def _register_pad(mode, aten, dims):
     n = 2 * dims
-    op(f"{aten}{dims}d(Tensor self, SymInt[{n}] padding) -> Tensor", variants=())(
+    padded = op(f"{aten}{dims}d(Tensor self, SymInt[{n}] padding) -> Tensor", variants=())(
         lambda self, padding: _np_pad(self, padding, mode, dims))
+    # torch's formula calls {aten}{dims}d_backward; written with ops (padding_backward)
+    derivatives(padded, {"self": f'padding_backward(grad, self, padding, "{mode}")'})
 
 
 for _dims in (1, 2, 3):
@@ -261,4 +264,9 @@ def _pad_composite(self, pad_, mode, value):
     # PadNd.cpp pad: constant mode is constant_pad_nd (ConstantPadNdBackward0)
     if mode == "constant" and len(pad_) % 2 == 0 and len(pad_) <= 2 * self.ndim:
         return constant_pad_nd(self, pad_, 0.0 if value is None else value)
-    return pad.kernel(self, pad_, mode, value)  # other modes (no gradient yet), or its errors
+    pad.kernel(self, pad_, mode, value)  # its checks and errors
+    dims = len(pad_) // 2
+    if mode in ("reflect", "replicate"):
+        aten = "reflection_pad" if mode == "reflect" else "replication_pad"
+        return get_packet(f"{aten}{dims}d")(self, pad_)
+    return record_without_formula(pad, [self, pad_, mode, value])  # circular: not yet

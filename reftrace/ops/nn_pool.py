@@ -192,6 +192,15 @@ def max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
     return _max_pool(self, "max_pool1d", 1, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@composite(max_pool1d_with_indices)
+def _max_pool1d_with_indices_composite(self, kernel_size, stride, padding, dilation, ceil_mode):
+    max_pool1d_with_indices.kernel(self, kernel_size, stride, padding, dilation, ceil_mode)  # checks
+    k, s, p, d = _pool_params("max_pool1d", 1, kernel_size, stride, padding, dilation)
+    values, indices = max_pool2d_with_indices(self.unsqueeze(-2), [1, k[0]], [1, s[0]], [0, p[0]],
+                                              [1, d[0]], ceil_mode)
+    return values.squeeze(-2), indices.squeeze(-2)
+
+
 @op("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
     "int[2] dilation=1, bool ceil_mode=False) -> Tensor")
 def max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
