@@ -123,9 +123,8 @@ def record(op, args, precomputed=_NOT_RUN):
         if v is None:
             saved[name] = None
         elif how == "tensor":
-            if inplace and i == 0:  # torch's original_self: a copy of self as it was
-                from ..ops.casts import clone
-                v = clone.kernel(v, None)
+            if inplace and i == 0:  # torch's original_self: a copy of self as it was (recorded,
+                v = v.clone()             # so a double backward reaches self's history)
             saved[name] = SavedVariable(v)
         elif how == "meta":
             saved[name] = TensorMeta(v)
