@@ -215,22 +215,22 @@ class TensorMeta:
 class SavedVariable:
     """A tensor saved for backward with its version then (torch's SavedVariable): unpacking a
     tensor modified in place since raises torch's error."""
-    __slots__ = ("tensor", "version", "grad_fn_name", "output_nr")
+    __slots__ = ("tensor", "version", "saving_node", "output_nr")
 
     def __init__(self, t, is_output=False, saving_node=None):
         self.tensor = t
         self.version = t._version
-        # the error names the node that made the tensor, without "Backward0" (torch 2.13's
-        # message: "which is output 0 of Exp"); an output is named after the node saving it
-        fn = saving_node if is_output else t._grad_fn
-        self.grad_fn_name = re.sub(r"Backward\d*$", "", fn.name()) if fn is not None else None
+        # the error names an output after the node saving it, an input after its grad_fn then
+        self.saving_node = saving_node if is_output else None
         self.output_nr = t._output_nr
 
     def unpack(self):
         t = self.tensor
         if t._version != self.version:
-            where = (f", which is output {self.output_nr} of {self.grad_fn_name}," if self.grad_fn_name
-                     else "")
+            # torch 2.13's message names the node without "Backward0": "output 0 of Exp"
+            fn = self.saving_node if self.saving_node is not None else t._grad_fn
+            name = re.sub(r"Backward\d*$", "", fn.name()) if fn is not None else None
+            where = f", which is output {self.output_nr} of {name}," if name else ""
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{t.type()} [{', '.join(map(str, t.shape_tuple))}]]"
@@ -247,6 +247,13 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
           "calling backward.")
 
 
+_FREED_VALUE = object()  # a saved tensor released after backward (retain_graph=False)
+
+
+def _is_saved_tensor(v):
+    return type(v) is SavedVariable or (type(v) is list and any(type(e) is SavedVariable for e in v))
+
+
 class FormulaNode(Node):
     """The grad_fn of an op with a derivatives.yaml entry."""
     __slots__ = ("_c", "_saved", "_slices", "_input_meta")
@@ -254,8 +261,6 @@ class FormulaNode(Node):
     def apply(self, grads, needed=None):
         c = self._c
         saved = self._saved
-        if saved is None:
-            raise RuntimeError(_FREED)
         n_edges = len(self._next)
         out = [None] * n_edges
         if all(g is None for g in grads):
@@ -266,6 +271,8 @@ class FormulaNode(Node):
                 env[name] = v.unpack()
             elif type(v) is list and v and type(v[0]) is SavedVariable:
                 env[name] = [s.unpack() if s is not None else None for s in v]
+            elif v is _FREED_VALUE:
+                raise RuntimeError(_FREED)
             else:
                 env[name] = v
         env["grads"] = grads
@@ -292,8 +299,10 @@ class FormulaNode(Node):
         return out
 
     def release(self):
-        if self._saved:
-            self._saved = None
+        """Free the saved tensors (sizes, scalars stay: torch keeps those too)."""
+        saved = self._saved
+        if saved and any(_is_saved_tensor(v) for v in saved.values()):
+            self._saved = {k: (_FREED_VALUE if _is_saved_tensor(v) else v) for k, v in saved.items()}
 
 
 def _needs(sl, needed, edges):

@@ -71,14 +71,13 @@ def check_inplace(t):
             "can clarify your code by moving both the view and the inplace either both inside the "
             "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
             "want the inplace to be tracked).")
-    if t.requires_grad and t._grad_fn is None:
-        base = t._base
-        if base is not None and base.requires_grad and base._grad_fn is None and t._view_meta is not False:
+    base = t._base
+    if base is not None and t._view_meta is not False:
+        if base.requires_grad and base._grad_fn is None:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.")
-        if base is None or t._view_meta is False:
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation.")
+    elif t.requires_grad and t._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 _NOT_RUN = object()
