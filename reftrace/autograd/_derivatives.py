@@ -32,7 +32,8 @@ _NAMESPACE = None
 
 
 def namespace():
-    """The globals formulas are evaluated in: reftrace's functions, then FunctionsManual's."""
+    """The globals formulas are evaluated in: reftrace's functions, FunctionsManual's helpers,
+    then every op of the table by its ATen name (``avg_pool2d``, ``threshold_backward``)."""
     global _NAMESPACE
     if _NAMESPACE is None:
         import builtins
@@ -41,6 +42,9 @@ def namespace():
         ns = dict(vars(builtins))
         ns.update({k: v for k, v in vars(reftrace).items() if not k.startswith("__")})
         ns.update({k: v for k, v in vars(_functions_manual).items() if not k.startswith("__")})
+        from ..ops import PACKETS  # every ATen op by its name, also those with no Python function
+        for qualified, packet in PACKETS.items():
+            ns.setdefault(qualified.split("::")[1], packet)
         ns["__builtins__"] = builtins
         _NAMESPACE = ns
     return _NAMESPACE
