@@ -20,9 +20,14 @@ from .graph import AccumulateGrad, node_class, Node
 from ._derivatives import SavedVariable, TensorMeta, compiled, make_not_implemented
 
 
+_TENSOR = []  # reftrace.Tensor, once importable (this module loads before _tensor)
+
+
 def _is_tensor(v):
-    from .._tensor import Tensor
-    return isinstance(v, Tensor)
+    if not _TENSOR:
+        from .._tensor import Tensor
+        _TENSOR.append(Tensor)
+    return isinstance(v, _TENSOR[0])
 
 
 def _differentiable_dtype(t):
