@@ -65,7 +65,7 @@ _TORCH_NODES = {
     "batch_norm": "native_batch_norm", "layer_norm": "native_layer_norm",
     "group_norm": "native_group_norm", "_convolution": "convolution",
     "nll_loss": "nll_loss_forward", "nll_loss2d": "nll_loss2d_forward",
-    "adaptive_avg_pool2d": "_adaptive_avg_pool2d",
+    "adaptive_avg_pool2d": "_adaptive_avg_pool2d", "linalg_inv": "linalg_inv_ex",
 }
 _HAND_WRITTEN = {"copy_": "CopyBackwards"}
 

@@ -85,9 +85,24 @@ def dropout_(self, p, train):
     return _dropout(self, p, train, False, True)
 
 
+@composite(dropout_)
+def _dropout__composite(self, p, train):
+    # Dropout.cpp _dropout_impl<inplace>: self.mul_(mask) (MulBackward0)
+    if p == 0 or not train or self.numel() == 0:
+        return self
+    return self.mul_(zeros_like_(self) if p == 1 else _scaled_mask(self, p, False))
+
+
 @op("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
 def feature_dropout_(self, p, train):
     return _dropout(self, p, train, True, True)
+
+
+@composite(feature_dropout_)
+def _feature_dropout__composite(self, p, train):
+    if p == 0 or not train or self.numel() == 0:
+        return self
+    return self.mul_(zeros_like_(self) if p == 1 else _scaled_mask(self, p, True))
 
 
 # -- embedding, one_hot ----------------------------------------------------------------------------
