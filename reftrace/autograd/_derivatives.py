@@ -178,12 +178,12 @@ class TensorMeta:
 
     def __init__(self, t):
         from .._tensor import Size
-        self.shape = Size(t.shape_tuple)
+        self.shape = Size(t._array.shape)
         self.dtype = t.dtype
         self.device = t.device
         self._stride = t.stride()
-        self._contig = t.is_contiguous()
-        self._offset = t.storage_offset()
+        self._contig = t._stride is None or None  # None: worked out when asked
+        self._offset = t.storage_offset() if t._base is not None else 0
 
     def storage_offset(self):
         return self._offset
@@ -213,6 +213,9 @@ class TensorMeta:
         return self.dtype.is_floating_point
 
     def is_contiguous(self, memory_format=None):
+        if self._contig is None:
+            from .._tensor import _is_contiguous
+            self._contig = _is_contiguous(tuple(self.shape), self._stride)
         return self._contig
 
 

@@ -145,6 +145,7 @@ def record(op, args, precomputed=_NOT_RUN):
     node._slices = slices
     node._input_meta = metas
     outs = _outputs(op, result)
+    node._n_out = len(outs)
     if inplace:
         _set_inplace_history(args[0], node)
     else:

@@ -160,9 +160,13 @@ def _needed_nodes(input_edges, parents, accumulate, inputs):
 
 
 def _num_outputs(node, buf):
-    n = getattr(node, "_n_out", 1)
+    """How many output gradients the node gets: its outputs (the ones no gradient reached are
+    None), or more if a caller's buffer says so."""
+    n = node._n_out
     if buf:
-        n = max(n, max(buf) + 1)
+        top = max(buf) + 1
+        if top > n:
+            return top
     return n
 
 
