@@ -171,14 +171,19 @@ def compiled(op):
     return c
 
 
+_SIZE = []
+
+
 class TensorMeta:
     """What a formula may read of a tensor saved for its metadata only (torch's self_sym_sizes,
     self_scalar_type ...)."""
     __slots__ = ("shape", "dtype", "device", "_stride", "_contig", "_offset")
 
     def __init__(self, t):
-        from .._tensor import Size
-        self.shape = Size(t._array.shape)
+        if not _SIZE:
+            from .._tensor import Size  # (this module loads before _tensor finishes)
+            _SIZE.append(Size)
+        self.shape = _SIZE[0](t._array.shape)
         self.dtype = t.dtype
         self.device = t.device
         self._stride = t.stride()

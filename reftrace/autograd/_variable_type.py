@@ -16,6 +16,7 @@ a call torch's VariableType:
 import warnings
 import weakref
 
+from .grad_mode import STATE
 from .graph import AccumulateGrad, node_class, Node
 from ._derivatives import SavedVariable, TensorMeta, compiled, make_not_implemented
 
@@ -378,7 +379,6 @@ def accumulate_grad(var, grad):
             r = h(grad)
             if r is not None:
                 grad = r
-    from .grad_mode import STATE
     old = var._grad
     if old is None:
         if not STATE.enabled and grad.requires_grad:

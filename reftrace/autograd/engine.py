@@ -237,14 +237,18 @@ def validate_outputs(node, outs):
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "
                     f"[{', '.join(map(str, g.shape_tuple))}] but expected shape compatible with "
                     f"[{', '.join(map(str, shape))}]")
-            from ._functions_manual import sum_to
-            g = sum_to(g, shape)
+            g = _sum_to(g, shape)
         if g.dtype != dtype:
             g = g.to(dtype)
         if g.device != device:
             g = g.to(device)
         outs[i] = g
     return outs
+
+
+def _sum_to(g, shape):
+    from ._functions_manual import sum_to  # (FunctionsManual imports reftrace: loaded late)
+    return sum_to(g, shape)
 
 
 def _expandable_to(shape, desired):
