@@ -234,6 +234,7 @@ class OpOverload:
         # until one is declared: the autograd engine reads it, nothing else does
         self.derivatives = None
         self.output_differentiability = None
+        self.composite = None  # the decomposition autograd records instead (see ``composite``)
         self.is_inplace = schema.is_inplace or schema.is_out
         self.is_view = schema.is_view
         base = schema.name.split("::")[1]
@@ -435,27 +436,47 @@ def op(schema_text, *, variants=("function",), nondeterministic=False, different
 def derivatives(overload, formulas, output_differentiability=None):
     """Declare ``overload``'s entry of torch 2.13's ``derivatives.yaml`` beside its kernel.
 
-        derivatives(mul, {"self": "mul_tensor_backward(grad, other, self.scalar_type())",
-                          "other": "mul_tensor_backward(grad, self, other.scalar_type())"})
+        derivatives(mul, {"self": "mul_tensor_backward(grad, other, self.dtype)",
+                          "other": "mul_tensor_backward(grad, self, other.dtype)"})
 
     ``formulas`` maps the yaml's input keys (an argument name, or several joined by ", " when one
     formula returns a tuple of gradients) to the yaml formula written as a Python expression over
-    reftrace ops and the FunctionsManual helpers of ``reftrace.autograd``: names are the schema's
-    argument names, ``grad`` (``grads[i]`` for the i-th output), ``result`` (``result0``... or the
-    schema's return names for several outputs). ``"non_differentiable"`` marks an input as the
-    yaml does. The names a formula reads are the values autograd saves for it, exactly as
-    torch's generated code saves them. Keys are checked against the schema here, at import, so a
-    typo fails loudly instead of giving a silently missing gradient."""
+    reftrace ops and the FunctionsManual helpers of ``reftrace/autograd/_functions_manual.py``:
+    names are the schema's argument names, ``grad`` / ``grads``, ``grad_input_mask``, ``result``
+    (``result0``... or the schema's return names for several outputs). ``"non_differentiable"``
+    marks an input as the yaml does. The names a formula reads are the values autograd saves for
+    it, as torch's generated code saves them. reftrace/ops/README.md ("Derivatives") is the full
+    convention. Keys are checked against the schema here, at import, so a typo fails loudly
+    instead of giving a silently missing gradient."""
     names = {a.name for a in overload.schema.arguments}
     for key in formulas:
         for name in key.split(", "):
             if name not in names:
                 raise RuntimeError(f"derivatives for {overload.qualified}: {name!r} is not an "
                                    f"argument of its schema {overload.schema.text}")
+    if overload.derivatives is not None:  # two entries for one schema: one would silently win
+        raise RuntimeError(f"derivatives for {overload.qualified} declared twice")
     overload.derivatives = dict(formulas)
     if output_differentiability is not None:
         overload.output_differentiability = tuple(output_differentiability)
     return overload
+
+
+def composite(overload):
+    """Decorate the decomposition of an op torch implements as CompositeImplicitAutograd (no
+    derivatives.yaml entry: its autograd graph is made by the ops it calls).
+
+        @composite(linear)
+        def _(input, weight, bias):
+            return addmm(bias, input, weight.t()) if input.dim() == 2 and bias is not None ...
+
+    The decomposition receives the kernel's arguments and calls reftrace ops. Autograd runs it
+    instead of the kernel when the call records a gradient, so ``grad_fn`` chains are torch's
+    (``linear`` -> ``AddmmBackward0``); eager calls without grad and traced graphs are unchanged."""
+    def register(fn):
+        overload.composite = fn
+        return fn
+    return register
 
 
 def get_packet(name):

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh, _is_contiguous, _strided, _wrap_dim, contiguous_strides, xp_of
 from ._iter import broadcast_shapes, empty_strided_array, output_strides
-from ._registry import op
+from ._registry import derivatives, op
 from .shape import _dense_copy, _fmt, compute_stride, preserve_strides
 
 
@@ -188,6 +188,9 @@ def index(self, indices):
     return _strided(out, self.dtype, self.device, strides)
 
 
+derivatives(index, {"self": "index_backward(grad.new_zeros(self.shape), indices, grad)"})
+
+
 def _is_expandable_to(shape, target):
     if len(shape) > len(target):
         return False
@@ -250,10 +253,18 @@ def index_put_(self, indices, values, accumulate):
     return self
 
 
+derivatives(index_put_, {"self": "(grad if accumulate else grad.index_put(indices, zeros_like(values), False))",
+                        "values": "grad.index(indices)"})
+
+
 @op("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
     variants=("function", "method"))
 def index_put(self, indices, values, accumulate):
     return index_put_.kernel(_dense_copy(self, preserve_strides(self)), indices, values, accumulate)
+
+
+derivatives(index_put, {"self": "(grad if accumulate else grad.index_put(indices, zeros_like(values), False))",
+                       "values": "grad.index(indices)"})
 
 
 # -- index_select, gather, scatter, masked_select ------------------------------------------------
@@ -273,6 +284,10 @@ def index_select(self, dim, index):
     if a.ndim == 0:
         return _fresh(a.copy(), self.dtype, self.device)
     return _fresh(xp_of(self).take(a, idx, axis=dim), self.dtype, self.device)
+
+
+derivatives(index_select, {"self": "index_select_backward_symint(grad, self.shape, dim, index)",
+                          "index": "non_differentiable"})
 
 
 def _scatter_gather_checks(self, dim, index, src=None, op="gather"):
@@ -323,6 +338,10 @@ def gather(self, dim, index, sparse_grad):
     return _fresh(values, self.dtype, self.device)
 
 
+derivatives(gather, {"self": "gather_backward(grad, self, dim, index, sparse_grad)",
+                    "index": "non_differentiable"})
+
+
 def _scatter_into(out, dim, index, values):
     """Write ``values`` (array or number) into ``out`` at ``index`` along ``dim`` (last write wins,
     as torch's sequential CPU kernel)."""
@@ -345,10 +364,17 @@ def scatter(self, dim, index, src):
     return _scatter_into(_dense_copy(self), dim, index, src._array)
 
 
+derivatives(scatter, {"self": "grad.scatter(dim, index, 0)", "index": "non_differentiable",
+                     "src": "grad.gather(dim, index)"})
+
+
 @op("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", variants=("function", "method"))
 def scatter_value(self, dim, index, value):
     dim, _ = _scatter_gather_checks(self, dim, index, op="scatter")
     return _scatter_into(_dense_copy(self), dim, index, xp_of(self).asarray(value).astype(self._array.dtype))
+
+
+derivatives(scatter_value, {"self": "grad.scatter(dim, index, 0)", "index": "non_differentiable"})
 
 
 @op("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", variants=("method",))
@@ -360,11 +386,18 @@ def scatter_(self, dim, index, src):
     return _scatter_into(self, dim, index, src._array)
 
 
+derivatives(scatter_, {"self": "grad.scatter(dim, index, 0)", "index": "non_differentiable",
+                      "src": "grad.gather(dim, index)"})
+
+
 @op("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", variants=("method",))
 def scatter__value(self, dim, index, value):
     dim, _ = _scatter_gather_checks(self, dim, index, op="scatter")
     self._version += 1
     return _scatter_into(self, dim, index, xp_of(self).asarray(value).astype(self._array.dtype))
+
+
+derivatives(scatter__value, {"self": "grad.scatter(dim, index, 0)", "index": "non_differentiable"})
 
 
 @op("masked_select(Tensor self, Tensor mask) -> Tensor", variants=("method", "function"))
@@ -375,4 +408,8 @@ def masked_select(self, mask):
     shape = broadcast_shapes(self._array.shape, mask._array.shape)
     a, m = xp.broadcast_to(self._array, shape), xp.broadcast_to(mask._array, shape)
     return _fresh(a[m], self.dtype, self.device)
+
+
+derivatives(masked_select, {"self": "masked_select_backward(grad, self, mask)",
+                           "mask": "non_differentiable"})
 

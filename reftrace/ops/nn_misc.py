@@ -13,7 +13,8 @@ from .._tensor import _fresh, xp_of
 from .nn_conv import legacy_type_name, sizes
 from .random import bernoulli_draws
 from ._memory_format import like_input
-from ._registry import derivatives, op
+from ._registry import composite, derivatives, get_packet, op
+from ..autograd._variable_type import record_without_formula
 
 
 # -- dropout -------------------------------------------------------------------------------------
@@ -52,9 +53,32 @@ def dropout(input, p, train):
     return _dropout(input, p, train, False, False)
 
 
+def _scaled_mask(x, p, feature):
+    """The kept-and-scaled mask _dropout draws (the same random draws), as a tensor."""
+    shape = x.shape_tuple[:2] + (1,) * (x.ndim - 2) if feature else x.shape_tuple
+    keep = bernoulli_draws(x.device, shape, 1 - p)
+    return _fresh(keep.astype(x.dtype.np) / x.dtype.np.type(1 - p), x.dtype, x.device)
+
+
+def _dropout_composite(x, p, train, feature, inplace):
+    """Dropout.cpp _dropout_impl as autograd records it: x * (mask / (1 - p)) (MulBackward0),
+    x.mul_(...) in place; p == 1 multiplies by a zero."""
+    if p == 0 or not train or x.numel() == 0:
+        return x
+    factor = _fresh(xp_of(x).zeros((), dtype=x.dtype.np), x.dtype, x.device) if p == 1 \
+        else _scaled_mask(x, p, feature)
+    return x.mul_(factor) if inplace else x * factor
+
+
+composite(dropout)(lambda input, p, train: _dropout_composite(input, p, train, False, False))
+
+
 @op("feature_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
 def feature_dropout(input, p, train):
     return _dropout(input, p, train, True, False)
+
+
+composite(feature_dropout)(lambda input, p, train: _dropout_composite(input, p, train, True, False))
 
 
 @op("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
@@ -62,9 +86,15 @@ def dropout_(self, p, train):
     return _dropout(self, p, train, False, True)
 
 
+composite(dropout_)(lambda self, p, train: _dropout_composite(self, p, train, False, True))
+
+
 @op("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
 def feature_dropout_(self, p, train):
     return _dropout(self, p, train, True, True)
+
+
+composite(feature_dropout_)(lambda self, p, train: _dropout_composite(self, p, train, True, True))
 
 
 @op("alpha_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
@@ -105,6 +135,11 @@ def embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
     if idx.size and (idx.min() < 0 or idx.max() >= weight.shape_tuple[0]):
         raise IndexError("index out of range in self")
     return _fresh(weight._array[idx], weight.dtype, weight.device)
+
+
+derivatives(embedding, {"weight": "embedding_backward(grad, indices, weight.shape[0], padding_idx, "
+                                      "scale_grad_by_freq, sparse)",
+                        "indices": "non_differentiable"})
 
 
 @op("embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) "
@@ -185,6 +220,9 @@ def constant_pad_nd(self, pad, value):
     return like_input(_fresh(out, self.dtype, self.device), self)
 
 
+derivatives(constant_pad_nd, {"self": "constant_pad_nd_backward(grad, pad)"})
+
+
 def _np_pad(self, pad, mode, dims):
     """reflection/replication/circular padding of the last ``dims`` dims."""
     shape = self.shape_tuple
@@ -255,8 +293,10 @@ def _check_negative_padding(self, pairs, mode, dims):
 
 def _register_pad(mode, aten, dims):
     n = 2 * dims
-    op(f"{aten}{dims}d(Tensor self, SymInt[{n}] padding) -> Tensor", variants=())(
+    padded = op(f"{aten}{dims}d(Tensor self, SymInt[{n}] padding) -> Tensor", variants=())(
         lambda self, padding: _np_pad(self, padding, mode, dims))
+    # torch's formula calls {aten}{dims}d_backward; written with ops (padding_backward)
+    derivatives(padded, {"self": f'padding_backward(grad, self, padding, "{mode}")'})
 
 
 for _dims in (1, 2, 3):
@@ -400,3 +440,14 @@ derivatives(_embedding_bag, {
               "weight.shape[0], scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)",
     "per_sample_weights": "_embedding_bag_per_sample_weights_backward(grads[0], weight, indices, offsets, "
                           "result1, mode, padding_idx)"})
+@composite(pad)
+def _pad_composite(self, pad_, mode, value):
+    # PadNd.cpp pad: constant mode is constant_pad_nd (ConstantPadNdBackward0)
+    if mode == "constant" and len(pad_) % 2 == 0 and len(pad_) <= 2 * self.ndim:
+        return constant_pad_nd(self, pad_, 0.0 if value is None else value)
+    pad.kernel(self, pad_, mode, value)  # its checks and errors
+    dims = len(pad_) // 2
+    if mode in ("reflect", "replicate"):
+        aten = "reflection_pad" if mode == "reflect" else "replication_pad"
+        return get_packet(f"{aten}{dims}d")(self, pad_)
+    return record_without_formula(pad, [self, pad_, mode, value])  # circular: not yet

@@ -1,0 +1,879 @@
+"""The helpers derivatives.yaml formulas call (torch/csrc/autograd/FunctionsManual.cpp).
+
+Same names and argument order as torch's C++ (``sum_backward(grad, sizes, dims, keepdim)``), so a
+formula reads as the yaml's. Each is written with reftrace ops through the public API (the funnel):
+under ``create_graph=True`` what they compute is recorded, so double backward works through them.
+C++ conventions: an undefined tensor is None, ``self.sym_sizes()`` is ``self.shape``,
+``self.scalar_type()`` is ``self.dtype``; where torch overloads a helper on a Tensor or a
+ScalarType, both are accepted.
+"""
+import math
+
+import reftrace as _rt
+from .. import _dtype as D
+
+
+def _dtype_of(x):
+    return x if isinstance(x, D.dtype) else x.dtype
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    return dim + n if dim < 0 else dim
+
+
+def _dims(dim, ndim):
+    """An OptionalIntArrayRef dim list: None or [] mean every dimension."""
+    if dim is None:
+        return list(range(ndim))
+    if isinstance(dim, int):
+        dim = [dim]
+    if len(dim) == 0:
+        return list(range(ndim))
+    return sorted(_wrap_dim(d, ndim) for d in dim)
+
+
+# -- dtype and scalar helpers -------------------------------------------------------------------
+
+def handle_r_to_c(self_st, gradient_result):
+    """A real input's gradient is the real part of a complex gradient."""
+    if gradient_result is None:
+        return None
+    if not _dtype_of(self_st).is_complex and gradient_result.is_complex():
+        return _rt.real(gradient_result)
+    return gradient_result
+
+
+def maybe_multiply(t, s):
+    """t * s, skipping the multiplication when s is 1 (as torch does, so no node is recorded)."""
+    if isinstance(s, bool) or not (type(s) in (int, float) and s == 1):
+        return t * s
+    return t
+
+
+def scale_grad_by_count(grad, mask, dims):
+    return (grad / mask.sum(dims, True)) * mask
+
+
+# -- arithmetic ---------------------------------------------------------------------------------------
+
+def mul_tensor_backward(grad, other, self_st):
+    out = grad * other.conj()
+    return handle_r_to_c(self_st, out)
+
+
+def _conj(x):
+    return x.conj() if isinstance(x, _rt.Tensor) else x.conjugate()
+
+
+def div_tensor_self_backward(grad, other, self_st, rounding_mode=None):
+    if rounding_mode is not None:
+        return _rt.zeros_like(grad, dtype=_dtype_of(self_st))
+    result = grad / _conj(other)
+    return handle_r_to_c(self_st, result)
+
+
+def div_tensor_other_backward(grad, self, other, rounding_mode=None):
+    if rounding_mode is not None:
+        return _rt.zeros_like(grad, dtype=other.dtype)
+    result = -grad * ((self / other) / other).conj()
+    return handle_r_to_c(other, result)
+
+
+def pow_backward(grad, self, exponent):
+    if exponent == 0:
+        return _rt.zeros_like(self)
+    exp = complex(exponent) if isinstance(exponent, complex) else float(exponent)
+    out = grad * (exp * self.pow(exp - 1)).conj()
+    return handle_r_to_c(self, out)
+
+
+def pow_backward_self(grad, self, exponent):
+    out = _rt.where(exponent == 0.0, _rt.zeros((), dtype=grad.dtype),
+                    grad * (exponent * self.pow(exponent - 1)).conj())
+    return handle_r_to_c(self, out)
+
+
+def pow_backward_exponent(grad, self, exponent, result):
+    """d(self ** exponent)/d exponent = result * log(self), 0 where self == 0 and exponent >= 0
+    (``self`` a tensor, or a Python number for pow.Scalar)."""
+    if isinstance(self, _rt.Tensor) or hasattr(self, "dtype"):
+        cond = (self == 0).logical_and(exponent >= 0)
+        promoted = _rt.result_type(self, exponent)
+        self_ = self.to(promoted)
+        out = grad * _rt.where(cond, _rt.zeros((), dtype=grad.dtype), (result * self_.log()).conj())
+        return handle_r_to_c(exponent, out)
+    log_base = _scalar_log(self)
+    if self == 0:
+        out = grad * _rt.where(exponent >= 0, _rt.zeros((), dtype=grad.dtype),
+                               (result * log_base).conj())
+    else:
+        out = grad * (result * log_base).conj()
+    return handle_r_to_c(exponent, out)
+
+
+def _scalar_log(x):
+    import cmath
+    if isinstance(x, complex) or x < 0:
+        return cmath.log(x)
+    return math.log(x) if x > 0 else float("-inf")
+
+
+def log1p_backward(grad, self):
+    return grad / (self + 1).conj()
+
+
+def clamp_backward(grad, self, min, max):
+    if max is not None and min is not None:
+        return _rt.where((self >= min).logical_and(self <= max), grad, _zero(grad))
+    if min is not None:
+        return _rt.where(self >= min, grad, _zero(grad))
+    if max is not None:
+        return _rt.where(self <= max, grad, _zero(grad))
+    return grad
+
+
+def clamp_backward_min_max(grad, self, min, max, grad_input_mask):
+    ret = [None, None]
+    if max is not None and min is not None:
+        if grad_input_mask[0]:
+            ret[0] = _rt.where(min > max, _zero(grad), _rt.where(self < min, grad, _zero(grad)))
+        if grad_input_mask[1]:
+            ret[1] = _rt.where(min > max, grad, _rt.where(self > max, grad, _zero(grad)))
+    elif min is not None and grad_input_mask[0]:
+        ret[0] = _rt.where(self < min, grad, _zero(grad))
+    elif max is not None and grad_input_mask[1]:
+        ret[1] = _rt.where(self > max, grad, _zero(grad))
+    return tuple(ret)
+
+
+def _zero(grad):
+    return _rt.zeros((), dtype=grad.dtype, device=grad.device)
+
+
+def sgn_backward(x, gx, sgn):
+    abs_ = x.abs()
+    return ((gx - (sgn * sgn.conj()) * gx) / (2. * abs_)).masked_fill(abs_ == 0., 0.)
+
+
+def abs_backward(grad, self):
+    return grad * self.sgn()
+
+
+def reciprocal_backward(grad, result):
+    return -grad * (result * result).conj()
+
+
+# -- reductions -------------------------------------------------------------------------------------
+
+def unsqueeze_multiple(t, dim, n_dims):
+    dims = _dims(dim, n_dims)
+    for d in dims:
+        t = t.unsqueeze(d)
+    return t
+
+
+def sum_backward(grad, sizes, dims, keepdim):
+    sizes = list(sizes)
+    if not keepdim and len(sizes) > 0:
+        if dims is not None and not isinstance(dims, int) and len(dims) == 1:
+            return grad.unsqueeze(dims[0]).expand(sizes)
+        if isinstance(dims, int):
+            return grad.unsqueeze(dims).expand(sizes)
+        return unsqueeze_multiple(grad, dims, len(sizes)).expand(sizes)
+    return grad.expand(sizes)
+
+
+def _safe_size(sizes, dims):
+    n = 1
+    for d in _dims(dims, len(sizes)):
+        n *= sizes[d] if len(sizes) else 1
+    return n
+
+
+def mean_backward(grad, shape, opt_dim, numel, keepdim):
+    is_all_reduce = opt_dim is None or len(opt_dim) == 0
+    n = numel if is_all_reduce else _safe_size(shape, opt_dim)
+    return sum_backward(grad, shape, opt_dim, keepdim) / n
+
+
+def restore_reduced_dims(output, dims, keepdim):
+    if keepdim:
+        return output
+    total_dims = output.dim() + len(dims)
+    target = list(output.shape_tuple)
+    for d in sorted(_wrap_dim(d, total_dims) for d in dims):
+        target.insert(d, 1)
+    return output.reshape(target)
+
+
+def unsqueeze_to(grad, dim_or_sizes, sizes=None):
+    """unsqueeze_to(grad, sizes): the size-1 dims of ``sizes`` put back (squeeze's backward);
+    unsqueeze_to(grad, dim, sizes): only those among ``dim``."""
+    if sizes is None:
+        sizes, dims = list(dim_or_sizes), None
+    else:
+        sizes = list(sizes)
+        dims = [dim_or_sizes] if isinstance(dim_or_sizes, int) else list(dim_or_sizes)
+    nd = len(sizes)
+    wanted = set(range(nd)) if dims is None else {_wrap_dim(d, nd) for d in dims}
+    for d in range(nd):
+        if d in wanted and sizes[d] == 1:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+def sum_to(grad, shape):
+    """at::sum_to: sum ``grad`` down to ``shape`` (the inverse of broadcasting)."""
+    shape = tuple(shape)
+    gshape = grad.shape_tuple
+    if gshape == shape:
+        return grad
+    lead = len(gshape) - len(shape)
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and gshape[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        grad = grad.sum(dims, True)
+    if lead:
+        grad = grad.view(list(shape)) if grad.is_contiguous() else grad.reshape(list(shape))
+    return grad
+
+
+def evenly_distribute_backward(grad, input, value):
+    mask = (input == value).logical_or(input.isnan().logical_and(value.isnan())) \
+        if input.is_floating_point() else (input == value)
+    count = mask.sum()
+    return mask * (grad / count)
+
+
+def evenly_read_jvp(fw_grad, input, value):  # pragma: no cover - forward mode is not modelled
+    raise NotImplementedError
+
+
+def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
+    sizes = list(sizes)
+    if not keepdim:
+        grad = grad.unsqueeze(dim)
+        indices = indices.unsqueeze(dim)
+    return _rt.zeros(sizes, dtype=grad.dtype, device=grad.device).scatter(dim, indices, grad)
+
+
+def prod_backward(grad, input, result, dim=None, keepdim=False):
+    if dim is None:
+        # prod of everything
+        if input.dim() == 0:
+            return grad
+        zero = input == 0
+        n_zero = int(zero.sum()._to_number())
+        if n_zero == 0:
+            return grad * (result / input).conj()
+        if n_zero > 1:
+            return _rt.zeros_like(input)
+        return _prod_safe_zeros_backward(grad, input.contiguous().view(-1), 0).view_as(input)
+    if input.dim() == 0:
+        return grad
+    dim = _wrap_dim(dim, input.dim())
+    if not keepdim:
+        grad = grad.unsqueeze(dim)
+        result = result.unsqueeze(dim)
+    zero = input == 0
+    if int(zero.sum()._to_number()) == 0:
+        return grad * (result / input).conj()
+    return _prod_safe_zeros_backward(grad, input, dim)
+
+
+def _prod_safe_zeros_backward(grad, inp, dim):
+    if inp.shape_tuple[dim] == 1:
+        return grad
+    ones_size = list(inp.shape_tuple)
+    ones_size[dim] = 1
+    ones = _rt.ones(ones_size, dtype=grad.dtype)
+    exclusive_normal_nocp = _rt.cat([ones, inp.narrow(dim, 0, inp.shape_tuple[dim] - 1)], dim)
+    exclusive_normal = exclusive_normal_nocp.cumprod(dim)
+    narrow_reverse = inp.narrow(dim, 1, inp.shape_tuple[dim] - 1).flip([dim])
+    exclusive_reverse_nocp = _rt.cat([ones, narrow_reverse], dim)
+    exclusive_reverse = exclusive_reverse_nocp.cumprod(dim).flip([dim])
+    return grad * (exclusive_normal * exclusive_reverse).conj()
+
+
+def logsumexp_backward(grad, self, result, dim, keepdim):
+    if not keepdim and self.dim() != 0:
+        grad = unsqueeze_multiple(grad, dim, self.dim())
+        result = unsqueeze_multiple(result, dim, self.dim())
+    return grad * (self - result).exp().conj()
+
+
+def norm_backward(grad, self, p_, norm, dim=None, keepdim=False):
+    p = 2.0 if p_ is None else float(p_)
+    ndim = self.dim()
+    if not keepdim and ndim != 0 and dim is not None and len(list(dim)) != 0:
+        grad = unsqueeze_multiple(grad, dim, ndim)
+        norm = unsqueeze_multiple(norm, dim, ndim)
+    elif not keepdim and ndim != 0 and (dim is None or len(list(dim)) == 0):
+        pass  # a full reduction: 0-dim grad broadcasts
+    if p == 0.0:
+        return _rt.zeros_like(self)
+    if p == 1.0:
+        return self.sgn() * grad
+    if p == 2.0:
+        return grad * (self / norm).masked_fill_(norm == 0, 0)
+    if math.isinf(p):
+        mask = (self.abs() == norm)
+        self_scaled = self.sgn() * mask
+        scale_v = grad / mask.sum(dim if dim is not None else [], True) if dim is not None \
+            else grad / mask.sum()
+        return self_scaled * scale_v
+    if p < 1.0:
+        self_scaled = self.sgn() * self.abs().pow(p - 1).masked_fill_(self == 0, 0)
+        return self_scaled * grad * norm.pow(1 - p)
+    if p < 2.0:
+        self_scaled = self.sgn() * self.abs().pow(p - 1)
+        scale_v = grad / norm.pow(p - 1)
+        scale_v.masked_fill_(norm == 0, 0)
+        return self_scaled * scale_v
+    self_scaled = self * self.abs().pow(p - 2)
+    scale_v = grad / norm.pow(p - 1)
+    scale_v.masked_fill_(norm == 0, 0)
+    return self_scaled * scale_v
+
+
+def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):
+    dim = None if dim is None else list(dim)
+    return norm_backward(grad, self, ord, result, dim, keepdim)
+
+
+def cumsum_backward(grad, dim):
+    if grad.dim() == 0 or grad.shape_tuple[_wrap_dim(dim, grad.dim())] == 0:
+        return grad
+    return grad.flip([dim]).cumsum(dim).flip([dim])
+
+
+def cumprod_backward(grad, input, dim, output):
+    if input.numel() <= 1:
+        return grad
+    dim = _wrap_dim(dim, input.dim())
+    if int((input == 0).sum()._to_number()) == 0:
+        return cumsum_backward((grad * output.conj()), dim) / input.conj()
+    # torch's zero-aware path: per position k, d out_j / d in_k for j >= k
+    n = input.shape_tuple[dim]
+    pieces = []
+    for k in range(n):
+        before = input.narrow(dim, 0, k).prod(dim, True) if k else _rt.ones_like(input.narrow(dim, 0, 1))
+        after_in = input.narrow(dim, k + 1, n - k - 1)
+        after_cp = _rt.cat([_rt.ones_like(input.narrow(dim, 0, 1)), after_in.cumprod(dim)], dim) \
+            if n - k - 1 > 0 else _rt.ones_like(input.narrow(dim, 0, 1))
+        g = grad.narrow(dim, k, n - k)
+        pieces.append((g * (before * after_cp).conj()).sum(dim, True))
+    return _rt.cat(pieces, dim)
+
+
+def cummaxmin_backward(grad, input, indices, dim):
+    if input.numel() == 0:
+        return input
+    return _scatter_add(_rt.zeros_like(input), dim, indices, grad)
+
+
+def _scatter_add(self, dim, index, src):
+    """self.scatter_add(dim, index, src) as an accumulating index_put (differentiable)."""
+    nd = index.dim()
+    if nd == 0:
+        return self + src
+    dim = _wrap_dim(dim, nd)
+    where = []
+    for d in range(nd):
+        if d == dim:
+            where.append(index)
+        else:
+            shape = [1] * nd
+            shape[d] = index.shape_tuple[d]
+            where.append(_rt.arange(index.shape_tuple[d]).view(shape).expand(list(index.shape_tuple)))
+    return self.index_put(tuple(where), src, True)
+
+
+def _sum_over(t, dims):
+    return t.sum(dims) if dims else t
+
+
+# -- shape ------------------------------------------------------------------------------------------
+
+def permute_backwards(grad, fwd_dims):
+    ndims = len(fwd_dims)
+    dims = [0] * ndims
+    for i in range(ndims):
+        dims[_wrap_dim(fwd_dims[i], ndims)] = i
+    return grad.permute(dims)
+
+
+def unbind_backward(grads, dim):
+    like = next(g for g in grads if g is not None) if any(g is not None for g in grads) else None
+    return _rt.stack([g if g is not None else _rt.zeros_like(like) for g in grads], dim)
+
+
+def split_with_sizes_backward(grads, split_sizes, dim, sizes, options):
+    dim = _wrap_dim(dim, len(sizes))
+    all_defined = []
+    for j, g in enumerate(grads):
+        if g is not None:
+            all_defined.append(g)
+        else:
+            length = split_sizes[j]
+            shape = list(sizes)
+            shape[dim] = length
+            all_defined.append(_rt.zeros(shape, dtype=options.dtype, device=options.device))
+    return _rt.cat(all_defined, dim)
+
+
+def split_backward(grads, split_size, dim, sizes, options):
+    dim = _wrap_dim(dim, len(sizes))
+    dim_size = sizes[dim]
+    num_splits = max((dim_size + split_size - 1) // split_size, 1)
+    split_sizes = [split_size] * num_splits
+    split_sizes[-1] = split_size - (split_size * num_splits - dim_size)
+    return split_with_sizes_backward(grads, split_sizes, dim, sizes, options)
+
+
+def chunk_backward_nested(*args):  # pragma: no cover - nested tensors are not modelled
+    raise NotImplementedError
+
+
+def repeat_backward(grad, repeats, input_shape):
+    input_dims = len(input_shape)
+    num_unsqueezed = grad.dim() - input_dims
+    for _ in range(num_unsqueezed):
+        grad = grad.sum(0, False)
+    sizes = []
+    for i in range(input_dims):
+        sizes += [repeats[num_unsqueezed + i], input_shape[i]]
+    grad = grad.reshape(sizes)
+    return grad.sum(list(range(0, 2 * input_dims, 2)), False) if input_dims else grad
+
+
+def cat_tensors_backward(grad, sizes, dtypes, dim):
+    """cat's gradient, split back into one piece per input (0-element inputs of rank 1 get none)."""
+    if grad is None:
+        return [None] * len(sizes)
+    grad_inputs = [None] * len(sizes)
+    dim = _legacy_cat_wrap_dim(dim, sizes)
+    accumulate = 0
+    grad_is_complex = grad.is_complex()
+    for i, shape in enumerate(sizes):
+        if len(shape) == 1 and shape[0] == 0:
+            grad_inputs[i] = _rt.zeros([0], dtype=grad.dtype, device=grad.device)
+            continue
+        size = shape[dim]
+        accumulate += size
+        g = grad.narrow(dim, accumulate - size, size)
+        if grad_is_complex and not dtypes[i].is_complex:
+            g = _rt.real(g)
+        grad_inputs[i] = g
+    return grad_inputs
+
+
+def _legacy_cat_wrap_dim(dim, sizes):
+    for s in sizes:
+        if not (len(s) == 1 and s[0] == 0):
+            return _wrap_dim(dim, len(s))
+    return dim
+
+
+def stack_tensors_backward(grad, dim, dtypes):
+    grad_inputs = list(grad.unbind(dim))
+    if grad.is_complex():
+        grad_inputs = [_rt.real(g) if not dt.is_complex else g for g, dt in zip(grad_inputs, dtypes)]
+    return grad_inputs
+
+
+def to_type_tensors(x):
+    return x
+
+
+def index_backward(zeros_like_self, indices, grad):
+    return _rt.index_put(zeros_like_self, indices, grad, True)
+
+
+def select_backward_symint(grad, input_sizes, dim, index):
+    return _rt.ops.get_packet("select_backward")(grad, list(input_sizes), dim, index)
+
+
+def as_strided_backward(grad, input_geometry, sizes, strides, storage_offset):
+    """as_strided's gradient, for the common case of a non-overlapping view of a dense input."""
+    shape, stride, offset = input_geometry
+    flat = _rt.zeros(list(shape), dtype=grad.dtype, device=grad.device)
+    view = flat.as_strided(list(sizes), list(strides),
+                           storage_offset if storage_offset is not None else offset)
+    view.copy_(grad)
+    return flat
+
+
+def infinitely_differentiable_gelu_backward(grad, self):
+    kAlpha = 1.0 / math.sqrt(2.0)
+    kBeta = 2.0 / math.sqrt(math.pi) * 0.5
+    cdf = (self * kAlpha).erf().add_(1.0).mul_(0.5)
+    pdf = (-0.5 * self * self).exp()
+    return grad * (cdf + self * pdf * (kAlpha * kBeta))
+
+
+def masked_fill_backward(grad, mask):
+    return _rt.where(mask, grad, _zero(grad)).sum()
+
+
+def softmax_double_backward(grad, grad_output, dim, output):
+    return grad_output * grad - (output * grad_output).sum(dim, True) * grad - \
+        grad_output * (output * grad).sum(dim, True)
+
+
+def _sym_numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def slice_backward_wrapper(grad, input_sizes, dim, start, end, step):
+    start_val = start if start is not None else 0
+    end_val = end if end is not None else _INT64_MAX
+    return _rt.ops.get_packet("slice_backward")(grad, list(input_sizes), dim, start_val, end_val, step)
+
+
+_INT64_MAX = 2 ** 63 - 1
+
+
+# -- linear algebra -----------------------------------------------------------------------------------
+
+def mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, mat1_layout, alpha):
+    # a column-major mat1 gets its gradient column-major too
+    if mat1_strides[0] == 1 and mat1_strides[1] == mat1_sizes[0]:
+        return maybe_multiply(mat2.conj().mm(grad.t()).t(), _conj_scalar(alpha))
+    return maybe_multiply(grad.mm(mat2.t().conj()), _conj_scalar(alpha))
+
+
+def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, mat2_layout, alpha):
+    if mat2_strides[0] == 1 and mat2_strides[1] == mat2_sizes[0]:
+        return maybe_multiply(grad.t().mm(mat1.conj()).t(), _conj_scalar(alpha))
+    return maybe_multiply(mat1.t().conj().mm(grad), _conj_scalar(alpha))
+
+
+def _conj_scalar(s):
+    return s.conjugate() if isinstance(s, complex) else s
+
+
+# -- metadata of saved tensors (torch saves these instead of the tensors) ----------------------------
+
+def to_args_sizes(tensors):
+    return [list(t.shape) for t in tensors]
+
+
+to_args_sizes_symint = to_args_sizes
+
+
+def to_args_scalartypes(tensors):
+    return [t.dtype for t in tensors]
+
+
+def TensorGeometry(t):
+    return (tuple(t.shape), tuple(t.stride()), t.storage_offset())
+
+
+def _to_copy_backward(grad, self_options):
+    """The gradient of a dtype/device conversion: converted back (a real input's gradient is the
+    real part of a complex one)."""
+    if not self_options.dtype.is_complex and grad.is_complex():
+        grad = _rt.real(grad)
+    return grad.to(dtype=self_options.dtype, device=self_options.device)
+
+
+# -- activations -------------------------------------------------------------------------------------
+
+def infinitely_differentiable_silu_backward(grad_output, input):
+    sigmoid = input.sigmoid()
+    return grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid))
+
+
+def silu_double_backward(grad, grad_output, self):
+    sigmoid = self.sigmoid()
+    tmp = (1 - sigmoid)
+    return grad * grad_output * sigmoid * tmp * (2 + self * (1 - 2 * sigmoid))
+
+
+def softplus_double_backward(grad, input, beta, threshold):
+    z = (input * beta).sigmoid()
+    return grad * (z * (1 - z) * beta).masked_fill((input * beta) > threshold, 0)
+
+
+def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    negative = (self_or_result < 0).type_as(grad)
+    if is_result:
+        return grad * grad_output * input_scale * negative
+    return _rt.ops.get_packet("elu_backward")(grad * grad_output * input_scale, alpha, scale,
+                                              input_scale, is_result, self_or_result) * negative
+
+
+def gelu_double_backward(ggI, gO, input, approximate):
+    """d/dx of gelu's derivative, times both incoming gradients."""
+    if approximate == "tanh":
+        kBeta = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5
+        kKappa = 0.044715
+        tanh_inner = (kBeta * (input + kKappa * input.pow(3))).tanh()
+        dinner = kBeta * (1 + 3 * kKappa * input * input)
+        d2inner = kBeta * 6 * kKappa * input
+        dtanh = 1 - tanh_inner * tanh_inner
+        d2tanh = -2 * tanh_inner * dtanh
+        return ggI * gO * (dtanh * dinner + 0.5 * input * (d2tanh * dinner * dinner + dtanh * d2inner))
+    kBeta = 1.0 / math.sqrt(2.0 * math.pi)
+    input_pdf = (-0.5 * input * input).exp() * kBeta
+    return ggI * gO * (2 * input_pdf - input * input * input_pdf)
+
+
+# -- variance ----------------------------------------------------------------------------------------
+
+def var_backward(grad, self, dim, correction, keepdim):
+    correction = 1 if correction is None else correction
+    if self.dim() == 0 or dim is None:
+        dof = self.numel() - correction
+        if dof <= 0:
+            # 2 / (n - correction) is infinite: nan where self is its mean, inf elsewhere
+            return grad * _rt.where(self == self.mean(), float("nan"), float("inf"))
+        return (2.0 / dof) * grad * (self - self.mean())
+    dim = [dim] if isinstance(dim, int) else list(dim)
+    if not keepdim and self.dim() > 1:
+        grad = unsqueeze_multiple(grad, dim, self.dim())
+    rnumel = _safe_size(self.shape, dim)
+    return (2.0 / (rnumel - correction)) * grad * (self - self.mean(dim, True))
+
+
+def std_backward(result, grad, self, dim, correction, keepdim):
+    grad_var = (grad / (result * 2)).masked_fill_(result == 0, 0)
+    return var_backward(grad_var, self, dim, correction, keepdim)
+
+
+value_selecting_reduction_backward_symint = value_selecting_reduction_backward
+
+
+# -- nn: normalisation, losses, embedding, padding (written with ops: differentiable again) ----------
+
+def _normalize_backward(g, xhat, invstd, axes):
+    """d/dx of xhat = (x - mean) * invstd, reduced over ``axes``, for an incoming g (= grad * w)."""
+    n = 1
+    for a in axes:
+        n *= xhat.shape_tuple[a]
+    mean_g = g.sum(axes, True) / n
+    mean_gx = (g * xhat).sum(axes, True) / n
+    return (g - mean_g - xhat * mean_gx) * invstd
+
+
+def batchnorm_backward(grad, input, weight, running_mean, running_var, training, eps, grad_input_mask):
+    """native_batch_norm_backward, with ops: the batch statistics are recomputed from input."""
+    nd = input.dim()
+    axes = [0] + list(range(2, nd))
+    shape = [1, -1] + [1] * (nd - 2)
+    if training:
+        mean = input.mean(axes, True)
+        var = ((input - mean) * (input - mean)).mean(axes, True)
+    else:
+        mean = running_mean.reshape(shape)
+        var = running_var.reshape(shape)
+    invstd = (var + eps).rsqrt()
+    xhat = (input - mean) * invstd
+    g = grad * weight.reshape(shape) if weight is not None else grad
+    grad_input = grad_weight = grad_bias = None
+    if grad_input_mask[0]:
+        grad_input = _normalize_backward(g, xhat, invstd, axes) if training else g * invstd
+    if grad_input_mask[1] and weight is not None:
+        grad_weight = (grad * xhat).sum(axes)
+    if grad_input_mask[2]:
+        grad_bias = grad.sum(axes)
+    return grad_input, grad_weight, grad_bias
+
+
+def layer_norm_backward(grad, input, normalized_shape, weight, eps, grad_input_mask):
+    k = len(normalized_shape)
+    nd = input.dim()
+    axes = list(range(nd - k, nd))
+    mean = input.mean(axes, True)
+    var = ((input - mean) * (input - mean)).mean(axes, True)
+    invstd = (var + eps).rsqrt()
+    xhat = (input - mean) * invstd
+    g = grad * weight if weight is not None else grad
+    lead = list(range(nd - k))
+    grad_input = _normalize_backward(g, xhat, invstd, axes) if grad_input_mask[0] else None
+    grad_weight = _sum_over(grad * xhat, lead) if grad_input_mask[1] and weight is not None else None
+    grad_bias = _sum_over(grad, lead) if grad_input_mask[2] else None
+    return grad_input, grad_weight, grad_bias
+
+
+def group_norm_backward(grad, input, num_groups, weight, eps, grad_input_mask):
+    shape = list(input.shape_tuple)
+    n, c = shape[0], shape[1]
+    cshape = [1, -1] + [1] * (len(shape) - 2)
+    grouped = input.reshape([n, num_groups, -1])
+    mean = grouped.mean([2], True)
+    var = ((grouped - mean) * (grouped - mean)).mean([2], True)
+    invstd = (var + eps).rsqrt()
+    xhat = ((grouped - mean) * invstd).reshape(shape)
+    g = grad * weight.reshape(cshape) if weight is not None else grad
+    others = [0] + list(range(2, len(shape)))
+    grad_input = None
+    if grad_input_mask[0]:
+        gi = _normalize_backward(g.reshape([n, num_groups, -1]), xhat.reshape([n, num_groups, -1]),
+                                 invstd, [2])
+        grad_input = gi.reshape(shape)
+    grad_weight = (grad * xhat).sum(others) if grad_input_mask[1] and weight is not None else None
+    grad_bias = grad.sum(others) if grad_input_mask[2] else None
+    return grad_input, grad_weight, grad_bias
+
+
+def nll_loss_backward(grad, self, target, weight, reduction, ignore_index):
+    """-w[target] (over the weight total for 'mean') at each target class, 0 elsewhere."""
+    class_dim = 0 if self.dim() == 1 else 1
+    t = target.unsqueeze(class_dim)
+    ignored = target == ignore_index
+    safe = target.masked_fill(ignored, 0)
+    w = weight.index_select(0, safe.reshape([-1])).reshape(safe.shape) if weight is not None \
+        else _rt.ones(list(target.shape_tuple), dtype=self.dtype)
+    w = w.masked_fill(ignored, 0)
+    g = grad / w.sum() if reduction == 1 else grad  # 1: mean over the weights of the targets
+    scale = -(w * g)
+    out = _rt.zeros_like(self)
+    return out.scatter(class_dim, t.masked_fill(ignored.unsqueeze(class_dim), 0),
+                       scale.unsqueeze(class_dim))
+
+
+def mse_loss_backward(grad, self, target, reduction):
+    norm = 2.0 / self.numel() if reduction == 1 else 2.0
+    return norm * (self - target) * grad
+
+
+def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse):
+    """The rows of grad summed into the rows their indices name (padding_idx's row stays 0)."""
+    flat = indices.reshape([-1])
+    g = grad.reshape([flat.numel(), grad.shape_tuple[-1]])
+    if scale_grad_by_freq:
+        counts = _rt.zeros([num_weights], dtype=g.dtype).index_put(
+            (flat,), _rt.ones([flat.numel()], dtype=g.dtype), True)
+        g = g / counts.index_select(0, flat).unsqueeze(1)
+    if padding_idx >= 0:
+        g = g.masked_fill((flat == padding_idx).unsqueeze(1), 0)
+    out = _rt.zeros([num_weights, g.shape_tuple[-1]], dtype=g.dtype)
+    return out.index_put((flat,), g, True)
+
+
+def constant_pad_nd_backward(grad, pad):
+    return _rt.ops.get_packet("constant_pad_nd")(grad, [-p for p in pad], 0)
+
+
+def max_pool_double_backward(grad, indices, dim):
+    """The gradient of max-pooling's backward with respect to its grad_output: grad read back at
+    the argmax positions."""
+    n = indices.dim() - dim
+    flat_grad = grad.flatten(n)
+    flat_indices = indices.flatten(n)
+    return flat_grad.gather(-1, flat_indices).view(list(indices.shape_tuple))
+
+
+# -- indexing ----------------------------------------------------------------------------------------
+
+def index_select_backward_symint(grad, self_sizes, dim, index):
+    """zeros(self_sizes).index_add_(dim, index, grad), as an accumulating index_put."""
+    dim = _wrap_dim(dim, len(self_sizes))
+    zeros = _rt.zeros(list(self_sizes), dtype=grad.dtype, device=grad.device)
+    if len(self_sizes) == 0:  # a 0-dim self: every index picked the one element
+        return grad.sum() + zeros
+    return zeros.index_put(tuple([None] * dim + [index.reshape([-1])]), grad, True)
+
+
+def gather_backward(grad, self, dim, index, sparse_grad):
+    return _scatter_add(_rt.zeros(list(self.shape), dtype=grad.dtype, device=grad.device), dim,
+                        index, grad)
+
+
+def masked_select_backward(grad, input, mask):
+    """zeros of the broadcast shape with grad written at the mask's true positions (the engine
+    sums the broadcast dimensions away)."""
+    from ..ops._iter import broadcast_shapes
+    shape = list(broadcast_shapes(input.shape_tuple, mask.shape_tuple))
+    zeros = _rt.zeros(shape, dtype=grad.dtype, device=grad.device)
+    return zeros.index_put((mask.expand(shape),), grad, True)
+
+
+def padding_backward(grad, self, padding, mode):
+    """reflection/replication padding's gradient: each output element's gradient added back to
+    the input element it copies, one padded dimension at a time (an accumulating index_put)."""
+    import numpy as np
+    nd = self.dim()
+    dims = len(padding) // 2
+    for j in range(dims):
+        d = nd - 1 - j
+        b, e = padding[2 * j], padding[2 * j + 1]
+        L = self.shape_tuple[d]
+        pos = np.arange(-b, L + e)
+        if mode == "reflect":
+            pos = np.abs(pos)
+            pos = np.where(pos >= L, 2 * (L - 1) - pos, pos)
+        else:
+            pos = np.clip(pos, 0, L - 1)
+        shape = list(grad.shape_tuple)
+        shape[d] = L
+        zeros = _rt.zeros(shape, dtype=grad.dtype, device=grad.device)
+        grad = zeros.index_put(tuple([None] * d + [_rt.from_numpy(pos.astype(np.int64))]), grad, True)
+    return grad
+
+
+def upsample_backward(grad, self, output_size, scales, mode, align_corners):
+    """upsample_{nearest,bilinear}*_backward with ops: each output element's gradient added back
+    to the input element(s) it was read from, one spatial dimension at a time (the forward is
+    separable), with the forward's own index and weight computations."""
+    import numpy as np
+    from ..ops.nn_upsample import _linear_weights, _nearest_index
+    nd = self.dim()
+    dims = len(output_size)
+    for i in reversed(range(dims)):
+        axis = nd - dims + i
+        in_size = self.shape_tuple[axis]
+        shape = list(grad.shape_tuple)
+        shape[axis] = in_size
+        zeros = _rt.zeros(shape, dtype=grad.dtype, device=grad.device)
+        lead = [None] * axis
+        if mode == "nearest":
+            idx = _nearest_index(in_size, output_size[i], scales[i])
+            grad = zeros.index_put(tuple(lead + [_rt.from_numpy(np.asarray(idx, np.int64))]), grad, True)
+            continue
+        ftype = np.float64 if grad.dtype.name == "float64" else np.float32
+        i0, i1, l0, l1 = _linear_weights(in_size, output_size[i], align_corners, scales[i], ftype)
+        wshape = [-1] + [1] * (nd - 1 - axis)
+        w0 = _rt.from_numpy(np.ascontiguousarray(l0)).to(grad.dtype).view(wshape)
+        w1 = _rt.from_numpy(np.ascontiguousarray(l1)).to(grad.dtype).view(wshape)
+        grad = zeros.index_put(tuple(lead + [_rt.from_numpy(np.asarray(i0, np.int64))]), grad * w0, True) \
+            .index_put(tuple(lead + [_rt.from_numpy(np.asarray(i1, np.int64))]), grad * w1, True)
+    return grad
+
+
+def convolution_backward_backward(grads, grad_output, input, weight, stride, padding, dilation,
+                                  transposed, output_padding, groups, grad_input_mask):
+    """The gradients of convolution_backward's three outputs with respect to its inputs
+    (torch's _convolution_double_backward), from the bilinearity of a convolution:
+    grad_input is linear in (grad_output, weight), grad_weight in (grad_output, input),
+    grad_bias in grad_output."""
+    ggI, ggW, ggb = (list(grads) + [None, None, None])[:3]
+    conv = _rt.ops.get_packet("convolution")
+    conv_bw = _rt.ops.get_packet("convolution_backward")
+    args = (stride, padding, dilation, transposed, output_padding, groups)
+    g_out = g_in = g_w = None
+
+    def add(a, b):
+        return b if a is None else a + b
+    if ggI is not None:
+        if grad_input_mask[0]:
+            g_out = add(g_out, conv(ggI, weight, None, *args))
+        if grad_input_mask[2]:
+            g_w = add(g_w, conv_bw(grad_output, ggI, weight, None, *args, [False, True, False])[1])
+    if ggW is not None:
+        if grad_input_mask[0]:
+            g_out = add(g_out, conv(input, ggW, None, *args))
+        if grad_input_mask[1]:
+            g_in = add(g_in, conv_bw(grad_output, input, ggW, None, *args, [True, False, False])[0])
+    if ggb is not None and grad_input_mask[0]:
+        shape = [1, -1] + [1] * (grad_output.dim() - 2)
+        g_out = add(g_out, ggb.view(shape).expand(list(grad_output.shape_tuple)))
+    return g_out, g_in, g_w
