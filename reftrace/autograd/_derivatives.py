@@ -296,7 +296,13 @@ class FormulaNode(Node):
             if not any(mask):
                 continue
             env["grad_input_mask"] = mask
-            value = eval(f.code, ns, env)
+            try:
+                value = eval(f.code, ns, env)
+            except NameError as e:  # a backward op the formula calls is not in reftrace yet
+                raise NotImplementedError(
+                    f"reftrace cannot differentiate {c.op.qualified} yet: its derivatives.yaml "
+                    f"formula for {', '.join(f.inputs)} calls {e.name}, which reftrace does not "
+                    f"implement (formula: {f.text})") from None
             if len(f.inputs) == 1:
                 value = (value,)
             for name, v, m in zip(f.inputs, value, mask):
