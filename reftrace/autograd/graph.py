@@ -142,7 +142,9 @@ _CLASSES = {}
 
 def node_class(name, base):
     """The Node subclass called ``name`` (one per name, as torch has one C++ class per name)."""
-    cls = _CLASSES.get(name)
+    # keyed by base too: an op whose formula cannot run yet and one that has it may share a
+    # torch name (EmbeddingBagBackward0), and their nodes hold different state
+    cls = _CLASSES.get((name, base))
     if cls is None:
-        cls = _CLASSES[name] = type(name, (base,), {"__slots__": ()})
+        cls = _CLASSES[(name, base)] = type(name, (base,), {"__slots__": ()})
     return cls
