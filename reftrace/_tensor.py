@@ -170,6 +170,13 @@ class Tensor:
         self._base = value._base if value._base is not None else value
         self._version += 1
 
+    def __getattr__(self, name):
+        # only reached when normal lookup fails: a torch.Tensor name reftrace lacks says so
+        from ._missing import missing
+        if name in Tensor.__slots__:  # an unset slot is not a missing feature
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        raise missing("torch.Tensor", name, "'Tensor' object")
+
     # the properties are ATen ops of their own (aten::numpy_T, aten::mT ...: ops/matrix_views.py),
     # so a trace records them and generalises to other ranks, as torch's does
     @property

@@ -26,13 +26,14 @@ def _no_conj_views(self, name):
 
 
 def _matrix_check(self, name, hint):
-    if self._array.ndim != 2:
+    n = self._array.ndim
+    if n not in (0, 2):  # (a 0-dim tensor is its own transpose)
         raise RuntimeError(f"tensor.{name} is only supported on matrices (2-D tensors). Got "
-                           f"{self._array.ndim}-D tensor.{hint}")
+                           f"{n}-D tensor.{hint if n > 2 else ''}")
 
 
 def _batch_check(self, name):
-    if self._array.ndim < 2:
+    if self._array.ndim == 1:  # (a 0-dim tensor is its own transpose)
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
                            f"Got {self._array.ndim}-D tensor.")
 
@@ -56,7 +57,7 @@ derivatives(numpy_T, {"self": "grad.T"})  # CompositeImplicit in torch: the perm
 def matrix_H(self):
     _matrix_check(self, "H", " For batches of matrices, consider using tensor.mH")
     _no_conj_views(self, "H")
-    return _view_of(self, *_transposed(self, 0, 1))
+    return _view_of(self, *_transposed(self, 0, -1))
 
 
 derivatives(matrix_H, {"self": "grad.H"})  # CompositeImplicit in torch: transpose (+ conj)
@@ -65,7 +66,7 @@ derivatives(matrix_H, {"self": "grad.H"})  # CompositeImplicit in torch: transpo
 @op("mT(Tensor(a) self) -> Tensor(a)", variants=())
 def mT(self):
     _batch_check(self, "mT")
-    return _view_of(self, *_transposed(self, -2, -1))
+    return _view_of(self, *_transposed(self, 0, -1) if self._array.ndim == 0 else _transposed(self, -2, -1))
 
 
 derivatives(mT, {"self": "grad.mT"})  # CompositeImplicit in torch: the transpose's gradient
@@ -75,7 +76,7 @@ derivatives(mT, {"self": "grad.mT"})  # CompositeImplicit in torch: the transpos
 def mH(self):
     _batch_check(self, "mH")
     _no_conj_views(self, "mH")
-    return _view_of(self, *_transposed(self, -2, -1))
+    return _view_of(self, *_transposed(self, 0, -1) if self._array.ndim == 0 else _transposed(self, -2, -1))
 
 
 derivatives(mH, {"self": "grad.mH"})  # CompositeImplicit in torch: transpose (+ conj)

@@ -467,7 +467,8 @@ def expand_to(self, size):
     for i in range(len(size) - 1, -1, -1):
         target = size[i]
         if i < lead:
-            after = size[i + 1] * strides[i + 1] if i + 1 < len(size) else 1
+            # (a 0-dim tensor has no dim after its new ones: all its strides are 0)
+            after = size[i + 1] * strides[i + 1] if i + 1 < len(size) else 0
             strides[i] = after if target == 1 else 0
             continue
         have = a.shape[i - lead]
