@@ -58,3 +58,53 @@ def _logaddexp2(self, other):
 logaddexp2 = op("logaddexp2(Tensor self, Tensor other) -> Tensor", variants=("method", "function"))(_logaddexp2)
 derivatives(logaddexp2, {"self": "grad / (1 + pow(2, other - self))",
                          "other": "grad / (1 + pow(2, self - other))"})
+
+
+@quiet
+def _hypot(self, other):
+    return binary(self, other, _wide(np.hypot), compute=dispatch_check("hypot_cpu", "f"))
+
+
+hypot = op("hypot(Tensor self, Tensor other) -> Tensor", variants=("method", "function"))(_hypot)
+derivatives(hypot, {"self": "grad * self / result", "other": "grad * other / result"})
+hypot_ = op("hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants=("method",))(inplace(_hypot))
+
+
+def _no_complex(name):
+    def compute(common):
+        if common.is_complex:
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        return common
+    return compute
+
+
+@quiet
+def _fmax(self, other):
+    return binary(self, other, np.fmax, compute=_no_complex("fmax"))
+
+
+fmax = op("fmax(Tensor self, Tensor other) -> Tensor", variants=("method", "function"))(_fmax)
+derivatives(fmax, {
+    "self": "grad.masked_fill((self >= other).logical_or_(other.isnan()).logical_not_(), 0)",
+    "other": "grad.masked_fill((self >= other).logical_or_(other.isnan()), 0)"})
+
+
+@quiet
+def _fmin(self, other):
+    return binary(self, other, np.fmin, compute=_no_complex("fmin"))
+
+
+fmin = op("fmin(Tensor self, Tensor other) -> Tensor", variants=("method", "function"))(_fmin)
+derivatives(fmin, {
+    "self": "grad.masked_fill((self <= other).logical_or_(other.isnan()).logical_not_(), 0)",
+    "other": "grad.masked_fill((self <= other).logical_or_(other.isnan()), 0)"})
+
+
+@quiet
+def _nextafter(self, other):
+    return binary(self, other, np.nextafter, compute=dispatch_check("nextafter_cpu", "f"))
+
+
+nextafter = op("nextafter(Tensor self, Tensor other) -> Tensor", variants=("method", "function"))(_nextafter)
+derivatives(nextafter, {"self": "where(self != other, grad, 0)", "other": "zeros_like(other)"})
+nextafter_ = op("nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants=("method",))(inplace(_nextafter))
