@@ -206,6 +206,9 @@ def build_parser():
                        help="run programs under torch and reftrace and diff them "
                             "(python -m reftrace conformance --help)")
     c.add_argument("rest", nargs=argparse.REMAINDER)
+
+    sub.add_parser("coverage", add_help=False,
+                   help="which torch names reftrace implements (python -m reftrace coverage --help)")
     return parser
 
 
@@ -214,6 +217,9 @@ def main(argv=None):
     if argv[:1] == ["conformance"]:  # everything after it is the runner's own command line
         from reftrace.conformance.runner import main as conformance_main
         return conformance_main(argv[1:], prog="python -m reftrace conformance")
+    if argv[:1] == ["coverage"]:  # reftrace/_coverage.py has its own options
+        from reftrace._coverage import main as coverage_main
+        return coverage_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return trace_command(args)

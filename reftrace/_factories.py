@@ -43,6 +43,8 @@ def _factory(name, default_device):
     packet = get_packet(name)
 
     def factory(*args, requires_grad=False, device=None, pin_memory=False, **kwargs):
+        if kwargs.get("out") is not None:  # the out tensor decides dtype and device (.out overload)
+            return _set_requires_grad(packet(*args, **kwargs), requires_grad)
         device = as_device(device) if device is not None else default_device
         return _set_requires_grad(packet(*args, device=device, pin_memory=pin_memory, **kwargs),
                                   requires_grad)

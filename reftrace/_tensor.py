@@ -264,13 +264,30 @@ class Tensor:
         self._base = value._base if value._base is not None else value
         self._version += 1
 
+    def __getattr__(self, name):
+        # only reached when normal lookup fails: a torch.Tensor name reftrace lacks says so
+        from ._missing import missing
+        if name in Tensor.__slots__:  # an unset slot is not a missing feature
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        raise missing("torch.Tensor", name, "'Tensor' object")
+
+    # the properties are ATen ops of their own (aten::numpy_T, aten::mT ...: ops/matrix_views.py),
+    # so a trace records them and generalises to other ranks, as torch's does
     @property
     def T(self):
-        return self.permute(*range(self._array.ndim - 1, -1, -1))
+        return _property_op("numpy_T")(self)
 
     @property
     def mT(self):
-        return self.transpose(-2, -1)
+        return _property_op("mT")(self)
+
+    @property
+    def H(self):
+        return _property_op("matrix_H")(self)
+
+    @property
+    def mH(self):
+        return _property_op("mH")(self)
 
     # -- Python conversions (the tracer turns these into constants and warns) -------------------
     def _to_number(self):
@@ -418,6 +435,11 @@ class Tensor:
     def __reduce_ex__(self, proto):
         raise TypeError("reftrace tensors are not picklable with Python's pickle: save tensors "
                         "with reftrace.save (torch.save's format), traces with reftrace.jit.save")
+
+
+def _property_op(name):
+    from .ops import get_packet
+    return get_packet(name)
 
 
 def _wrap_dim(dim, ndim):

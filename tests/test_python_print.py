@@ -29,9 +29,7 @@ MODULES = all_module_cases()
 
 # Programs reftrace cannot trace yet, so their code cannot be compared (the printer's side of
 # each is covered by a unit test below).
-UNTRACEABLE = {
-    "out_argument": "reftrace has no out= overloads (aten::add.out); see test_out_arguments_by_name",
-}
+UNTRACEABLE = {}
 
 
 def _quiet(fn, *args):

@@ -121,7 +121,6 @@ NO_FUNCTION = "needs torch.autograd.Function / prim::PythonOp (reftrace.autograd
 
 # == A1: recording, printing, graph API, replay ====================================================
 
-@lacks("needs out= overloads (reftrace's op binder has no out=; cummax.out)")
 def test_trace_out_operator_with_two_output(torch):
     """Port of TestTracer.test_trace_out_operator_with_two_output (test/jit/test_tracer.py)."""
     example_input = torch.rand(2, 8)

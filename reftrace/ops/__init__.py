@@ -11,4 +11,8 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if not _info.name.startswith("_"):
         importlib.import_module(f"{__name__}.{_info.name}")
 
+# after every family: each out= overload pairs with a functional kernel registered above
+from ._out import register_all as _register_out  # noqa: E402
+_register_out()
+
 __all__ = ["OVERLOADS", "PACKETS", "get_packet", "op"]

@@ -121,8 +121,9 @@ def pointwise_result(array, dtype, device, inputs):
     if isinstance(array, np.generic):  # NumPy ufuncs return scalars for 0-dim inputs
         array = np.asarray(array)
     shape = array.shape
-    if len(shape) <= 1 or all(t._stride is None for t in inputs):
-        # contiguous inputs (even broadcast ones) give a contiguous result
+    if len(shape) <= 1 or (all(t._stride is None for t in inputs) and 0 not in shape and 1 not in shape):
+        # contiguous inputs (even broadcast ones) give a contiguous result; with size-0/1 dims,
+        # equal strides leave the order to the sizes (TensorIterator's reorder_dimensions)
         return _fresh(array, dtype, device)
     strides = output_strides(shape, inputs)
     if strides is None:

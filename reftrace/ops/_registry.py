@@ -262,6 +262,9 @@ class OpOverload:
         self._list_defaults = [i for i, p in enumerate(self.params) if type(p[4]) is list]
         required = [i for i, a in enumerate(args) if not a.has_default]
         self._n_required = required[-1] + 1 if required else 0
+        # an .out overload's kwarg-only written tensors: Python passes them as out= (one tensor,
+        # or a tuple when there are several: cummax(x, 1, out=(values, indices)))
+        self.out_names = tuple(a.name for a in args if a.is_write and a.kwarg_only)
         named = [r.name for r in schema.returns]
         self.return_type = (namedtuple(base, named) if len(named) > 1 and all(named) else None)
 
@@ -309,6 +312,8 @@ class OpOverload:
     def _bind_rest(self, out, n, kwargs, numbers_ok):
         """Parameters after the positional ones: keyword arguments, else defaults."""
         names = self.names
+        if self.out_names and "out" in kwargs and self.out_names != ("out",):
+            kwargs = self._split_out(kwargs)
         for k in kwargs:
             i = names.get(k)
             if i is None or i < n:
@@ -331,6 +336,15 @@ class OpOverload:
                 continue
             out.append(conv(v, numbers_ok))
         return out
+
+    def _split_out(self, kwargs):
+        """out=(a, b) -> the schema's out parameters (values=a, indices=b), as torch's parser."""
+        v = kwargs["out"]
+        if not isinstance(v, (tuple, list)) or len(v) != len(self.out_names):
+            raise NoMatch
+        rest = {k: e for k, e in kwargs.items() if k != "out"}
+        rest.update(zip(self.out_names, v))
+        return rest
 
     def __call__(self, *args, **kwargs):
         try:
@@ -392,6 +406,9 @@ class OpPacket:
                     bound = [list(a) if type(a) is list else a for a in bound]
                 result = dispatch(fast, bound)
                 return result if fast.return_type is None else fast.return_type(*result)
+        elif "out" in kwargs and kwargs["out"] is None:
+            # torch's parser: out=None is the functional call
+            kwargs = {k: v for k, v in kwargs.items() if k != "out"}
         for ov in self.overloads:
             try:
                 bound = ov.bind(args, kwargs)

@@ -506,7 +506,10 @@ def _pow_number_base(self, exponent):
     if self == 1 and type(self) is not bool:
         dt = result_type(self, exponent)
         return _fresh(xp_of(exponent).ones(exponent.shape_tuple, dtype=dt.np), dt, exponent.device)
-    return _pow_tensor(_wrap(self, exponent), exponent)
+    # pow.Scalar's meta function allocates a contiguous output (set_output_raw_strided with no
+    # strides) before the TensorIterator runs, whatever the exponent's layout
+    r = _pow_tensor(_wrap(self, exponent), exponent)
+    return r if r._stride is None else _fresh(xp_of(r).ascontiguousarray(r._array), r.dtype, r.device)
 
 
 _POW_TENSOR = {"self": "pow_backward_self(grad, self, exponent)",

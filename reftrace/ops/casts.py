@@ -129,7 +129,10 @@ def checked_scalar(value, dtype):
 # -- layouts ---------------------------------------------------------------------------------
 
 def is_non_overlapping_and_dense(shape, strides):
-    """c10's compute_non_overlapping_and_dense: some permutation of the dims is contiguous."""
+    """TensorImpl's is_non_overlapping_and_dense: is_contiguous (always true of an empty tensor)
+    or c10's compute_non_overlapping_and_dense (some permutation of the dims is contiguous)."""
+    if 0 in shape:
+        return True
     if len(shape) == 1:
         return shape[0] < 2 or strides[0] == 1
     order = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])

@@ -294,7 +294,7 @@ def _scatter_gather_checks(self, dim, index, src=None, op="gather"):
     """torch's shape/dtype checks shared by gather and scatter; returns (wrapped dim, index array)."""
     a, idx = self._array, index._array
     dim = _wrap_dim(dim, a.ndim)
-    if index.dtype not in (D.int64, D.int32):
+    if idx.size and index.dtype not in (D.int64, D.int32):  # (an empty index of any dtype is fine)
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
     if max(idx.ndim, 1) != max(a.ndim, 1):
         what = "input" if op == "gather" else "self"

@@ -288,32 +288,3 @@ def _nested_tensor_from_mask_left_aligned(t, mask):
                                    pin_memory=None, non_blocking=False, copy=False,
                                    memory_format=None)
     return bool((sizes._array == nums._array).all())
-
-
-# -- triu / tril: the causal masks of nn.Transformer ----------------------------------------------
-
-def _triangle(self, diagonal, upper):
-    a = self._array
-    if a.ndim < 2:
-        raise RuntimeError(f"{'triu' if upper else 'tril'}: input tensor must have at least 2 dimensions")
-    xp = xp_of(self)
-    rows, cols = a.shape[-2], a.shape[-1]
-    keep = (xp.arange(cols)[None, :] - xp.arange(rows)[:, None]) >= diagonal if upper else \
-        (xp.arange(cols)[None, :] - xp.arange(rows)[:, None]) <= diagonal
-    return _fresh(xp.where(keep, a, xp.zeros((), a.dtype)), self.dtype, self.device)
-
-
-@op("triu(Tensor self, SymInt diagonal=0) -> Tensor", variants=("function", "method"))
-def triu(self, diagonal):
-    return _triangle(self, diagonal, True)
-
-
-derivatives(triu, {"self": "grad.triu(diagonal)"})
-
-
-@op("tril(Tensor self, SymInt diagonal=0) -> Tensor", variants=("function", "method"))
-def tril(self, diagonal):
-    return _triangle(self, diagonal, False)
-
-
-derivatives(tril, {"self": "grad.tril(diagonal)"})

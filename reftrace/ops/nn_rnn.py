@@ -276,7 +276,7 @@ def unsafe_chunk(self, chunks, dim):
 # whose entry is this (derivatives.yaml: unsafe_split.Tensor)
 derivatives(unsafe_chunk, {
     "self": "split_backward(grads, (self.shape[dim] + chunks - 1) // chunks, dim, self.shape, "
-            "self.options())"})
+            "self)"})
 
 
 # -- the cells: recorded as their decomposition (RNN.cpp's CellParams / LSTMCell / GRUCell) --------

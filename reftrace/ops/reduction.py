@@ -105,7 +105,11 @@ def _sequential_half_product(a, axes, keepdim):
     if a.ndim == 0 or not axes:
         return a
     rest = [i for i in range(a.ndim) if i not in axes]
-    rows = np.transpose(a, rest + list(axes)).reshape([a.shape[i] for i in rest] + [-1])
+    n = 1
+    for i in axes:
+        n *= a.shape[i]
+    # (the row length spelled out: reshape cannot infer -1 when the kept dims are empty)
+    rows = np.transpose(a, rest + list(axes)).reshape([a.shape[i] for i in rest] + [n])
     if rows.shape[-1] == 0:
         prod = np.ones(rows.shape[:-1], np.float16)
     else:
@@ -622,7 +626,8 @@ def _sort_indices(a, axis, descending):
 def empty_like_layout(self, arr, dtype):
     """A result laid out as ``empty_like(self)``: the input's dense layout, or its stride order
     (an empty input's strides are kept as they are, whatever they are)."""
-    strides = self.stride() if self._array.size == 0 else output_strides(arr.shape, (self,))
+    from .casts import layout_strides  # (empty_like's preserve_format: dense strides are kept)
+    strides = layout_strides(self, None)
     if strides is None:
         return _fresh(np.asarray(arr, dtype=dtype.np), dtype, self.device)  # (keeps 0-dim)
     out = empty_strided_array(np, arr.shape, strides, dtype.np)

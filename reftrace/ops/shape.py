@@ -416,6 +416,9 @@ derivatives(unsqueeze_, {"self": "grad.squeeze(dim)"})
 
 def _transposed(self, dim0, dim1):
     a = self._array
+    if a.ndim == 0:  # t() of a 0-dim tensor: itself (0 and -1 both name its one pseudo-dim)
+        _wrap_dim(dim0, 1), _wrap_dim(dim1, 1)
+        return a, []
     d0, d1 = _wrap_dim(dim0, a.ndim), _wrap_dim(dim1, a.ndim)
     strides = list(self.stride())
     strides[d0], strides[d1] = strides[d1], strides[d0]
@@ -572,10 +575,17 @@ def expand_to(self, size):
     lead = len(size) - a.ndim
     strides = [0] * len(size)
     for i, target in enumerate(size):
+        if i < lead and target < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({target}) isn't allowed in a "
+                               f"leading, non-existing dimension {i}")
+    # inferExpandGeometry, right to left: a kept dim keeps its stride, a broadcast one gets 0,
+    # and a new leading dim of size 1 gets size * stride of the dim after it (not 0)
+    for i in range(len(size) - 1, -1, -1):
+        target = size[i]
         if i < lead:
-            if target < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({target}) isn't allowed in a "
-                                   f"leading, non-existing dimension {i}")
+            # (a 0-dim tensor has no dim after its new ones: all its strides are 0)
+            after = size[i + 1] * strides[i + 1] if i + 1 < len(size) else 0
+            strides[i] = after if target == 1 else 0
             continue
         have = a.shape[i - lead]
         if target == -1:

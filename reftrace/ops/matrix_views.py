@@ -1,0 +1,82 @@
+"""The transposing properties as the ATen ops torch records for them (TensorShape.cpp):
+``x.T`` -> aten::numpy_T, ``x.mT`` -> aten::mT, ``x.H`` -> aten::matrix_H, ``x.mH`` -> aten::mH.
+Python has them only as properties (native_functions.yaml's variants say method, but torch's
+Tensor exposes them as attributes), hence no generated methods. Each is one node in a trace, so the trace generalises to other ranks as torch's does.
+
+The Hermitian ones conjugate complex tensors; reftrace has no conjugate views (a lazily
+conjugated alias of the same memory), so for complex tensors they raise instead of returning a
+copy that would not alias its input.
+"""
+import warnings
+
+from .._tensor import _view_of
+from ._registry import derivatives, op
+from .shape import _transposed
+
+
+def _reversed(self):
+    a = self._array
+    return a.transpose(), list(reversed(self.stride()))
+
+
+def _no_conj_views(self, name):
+    if self.dtype.is_complex:
+        raise NotImplementedError(f"reftrace: tensor.{name} of a complex tensor needs a conjugate "
+                                  f"view, which reftrace does not have")
+
+
+def _matrix_check(self, name, hint):
+    n = self._array.ndim
+    if n not in (0, 2):  # (a 0-dim tensor is its own transpose)
+        raise RuntimeError(f"tensor.{name} is only supported on matrices (2-D tensors). Got "
+                           f"{n}-D tensor.{hint if n > 2 else ''}")
+
+
+def _batch_check(self, name):
+    if self._array.ndim == 1:  # (a 0-dim tensor is its own transpose)
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
+                           f"Got {self._array.ndim}-D tensor.")
+
+
+@op("numpy_T(Tensor(a) self) -> Tensor(a)", variants=())
+def numpy_T(self):
+    n = self._array.ndim
+    if n not in (0, 2):
+        warnings.warn(
+            f"The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            f"deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            f"transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+            f"reverse the dimensions of a tensor.", UserWarning, stacklevel=3)
+    return _view_of(self, *_reversed(self))
+
+
+derivatives(numpy_T, {"self": "grad.T"})  # CompositeImplicit in torch: the permute's gradient
+
+
+@op("matrix_H(Tensor(a) self) -> Tensor(a)", variants=())
+def matrix_H(self):
+    _matrix_check(self, "H", " For batches of matrices, consider using tensor.mH")
+    _no_conj_views(self, "H")
+    return _view_of(self, *_transposed(self, 0, -1))
+
+
+derivatives(matrix_H, {"self": "grad.H"})  # CompositeImplicit in torch: transpose (+ conj)
+
+
+@op("mT(Tensor(a) self) -> Tensor(a)", variants=())
+def mT(self):
+    _batch_check(self, "mT")
+    return _view_of(self, *_transposed(self, 0, -1) if self._array.ndim == 0 else _transposed(self, -2, -1))
+
+
+derivatives(mT, {"self": "grad.mT"})  # CompositeImplicit in torch: the transpose's gradient
+
+
+@op("mH(Tensor(a) self) -> Tensor(a)", variants=())
+def mH(self):
+    _batch_check(self, "mH")
+    _no_conj_views(self, "mH")
+    return _view_of(self, *_transposed(self, 0, -1) if self._array.ndim == 0 else _transposed(self, -2, -1))
+
+
+derivatives(mH, {"self": "grad.mH"})  # CompositeImplicit in torch: transpose (+ conj)
