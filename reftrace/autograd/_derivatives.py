@@ -66,6 +66,7 @@ _TORCH_NODES = {
     "group_norm": "native_group_norm", "_convolution": "convolution",
     "nll_loss": "nll_loss_forward", "nll_loss2d": "nll_loss2d_forward",
     "adaptive_avg_pool2d": "_adaptive_avg_pool2d", "linalg_inv": "linalg_inv_ex",
+    "unsafe_chunk": "unsafe_split.Tensor",  # (unsafe_chunk has no overload name to append)
 }
 _HAND_WRITTEN = {"copy_": "CopyBackwards"}
 
