@@ -257,7 +257,9 @@ def _check_one(traced, func, check_mod, inputs, tol, kwargs=False):
             try:
                 o = orig.to(dtype=_cdouble()) if orig.dtype.is_complex or ref.dtype.is_complex else orig.double()
                 r = ref.to(dtype=_cdouble()) if orig.dtype.is_complex or ref.dtype.is_complex else ref.double()
-                assert_close(o, r, rtol=tol, atol=default_atol(orig, ref), equal_nan=True)
+                atol = default_atol(orig, ref)
+                _check_rtol(tol, o, r, atol)
+                assert_close(o, r, rtol=tol, atol=atol, equal_nan=True)
             except AssertionError as e:
                 warn_nondeterministic()
                 warnings.warn(f"Output nr {i + 1}. of the traced function does not match the "
@@ -273,6 +275,28 @@ def _check_one(traced, func, check_mod, inputs, tol, kwargs=False):
     diag = _graph_diagnostics(traced.graph, check_mod.graph)
     if any(d is not None for d in diag):
         raise TracingCheckError(*diag)
+
+
+def _check_rtol(rtol, actual, expected, atol):
+    """torch.isclose's checks of rtol (check_tolerance), raised as assert_close raises an
+    unexpected exception: a RuntimeError 'Comparing <pair> resulted in the unexpected exception
+    above', caused by isclose's own error."""
+    if isinstance(rtol, (int, float)) and not isinstance(rtol, bool):
+        if rtol >= 0:  # False for nan, as in isclose's TORCH_CHECK
+            return
+        cause = RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    else:
+        cause = TypeError(f"isclose(): argument 'rtol' must be float, not {type(rtol).__name__}")
+    fields = [("id", "()"), ("actual", repr(actual)), ("expected", repr(expected)), ("rtol", rtol),
+              ("atol", atol), ("equal_nan", True), ("check_device", True), ("check_dtype", True),
+              ("check_layout", True), ("check_stride", False)]
+    pair = "TensorLikePair(\n" + "".join(f"    {k}={v},\n" for k, v in fields) + ")"
+    raise RuntimeError(
+        f"Comparing\n\n{pair}\n\nresulted in the unexpected exception above. If you are a user and "
+        "see this message during normal operation please file an issue at "
+        "https://github.com/pytorch/pytorch/issues. If you are a developer and working on the "
+        "comparison functions, please except the previous error and raise an expressive "
+        "`ErrorMeta` instead.") from cause
 
 
 def _cdouble():

@@ -275,12 +275,13 @@ class TracingState:
 
     # -- traced sizes (python_variable_methods.cpp + tracer.cpp getSizeOf/getNumelOf) ----------
     def traced_size(self, t, dim):
+        # getSizeOf records the dim as the program wrote it (-1 stays -1, so the trace
+        # generalises to other ranks); it is only checked here
         from .._tensor import _wrap_dim
-        dim = _wrap_dim(dim, t.dim())
-        return self._size_node(t, dim)
+        return self._size_node(t, dim, _wrap_dim(dim, t.dim()))
 
-    def _size_node(self, t, dim):
-        return self._traced_count("aten::size", t, t.shape_tuple[dim], dim)
+    def _size_node(self, t, dim, wrapped=None):
+        return self._traced_count("aten::size", t, t.shape_tuple[dim if wrapped is None else wrapped], dim)
 
     def traced_sizes(self, t):
         return Size(self._size_node(t, d) for d in range(t.dim()))
