@@ -216,8 +216,8 @@ class _Method:
         return graph_code(self.graph, self.name, is_method=True)
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            args = keyword_arguments(self.graph, args, kwargs, skip=1)
+        from ._call_args import bind
+        args = bind(self.graph, self.name, (self.module,) + args, kwargs, skip=1)[1:]
         tracer = STATE.tracer
         if tracer is not None and id(self.module) in tracer.module_values:
             return tracer.call_traced(self.graph, args, self.name, self.module)  # prim::CallMethod
@@ -230,25 +230,11 @@ class _Method:
             run = compiled(graph, self.name)
         return run(self.module, *args)
 
-    def run_interpreted(self, *args):
+    def run_interpreted(self, *args, **kwargs):
         """Run the method (and the submodule methods it calls) through the interpreter."""
+        from ._call_args import bind
         from .interpreter import run_graph
-        return run_graph(self.graph, (self.module,) + tuple(args))
-
-
-def keyword_arguments(graph, args, kwargs, skip=0):
-    """Match keyword arguments to the graph's inputs by name (a traced method's schema takes
-    its arguments' names from the traced function's parameters)."""
-    names = [v.name.rsplit(".", 1)[0] if v.name and v.name.rsplit(".", 1)[-1].isdigit() else v.name
-             for v in graph.param.outputs_[skip:]]
-    args = list(args)
-    for name in names[len(args):]:
-        if name not in kwargs:
-            raise TypeError(f"forward() is missing value for argument '{name}'.")
-        args.append(kwargs.pop(name))
-    if kwargs:
-        raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    return args
+        return run_graph(self.graph, bind(self.graph, self.name, (self.module,) + args, kwargs, skip=1))
 
 
 # -- tracing one method -------------------------------------------------------------------------

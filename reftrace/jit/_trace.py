@@ -62,8 +62,7 @@ def _add_input(state, value_in, typ, value):
     if isinstance(typ, T.DictType):
         result = {}
         for k, v in value_in.items():
-            key = state.scalar_constant(k, None) if not isinstance(k, str) else \
-                state.constant(k, T.StringType, None, "s")
+            key = _key_constant(state, k)
             node = g.append(g.create("aten::__getitem__", [value, key]))
             node.source = state._location()
             out = node.add_output(typ.value)
@@ -71,6 +70,16 @@ def _add_input(state, value_in, typ, value):
         return result
     raise RuntimeError("Only tensors or (possibly nested) dict or tuples of them are supported as "
                        f"inputs to traced functions. Got {typ}")
+
+
+def _key_constant(state, k):
+    """A dict input's key, as addInput inserts it: a constant of the key's own type (a tensor key
+    stays the tensor, so the trace looks it up by identity as torch's IValue dict does)."""
+    if isinstance(k, str):
+        return state.constant(k, T.StringType, None, "s")
+    if isinstance(k, Tensor):
+        return state.constant(k, T.TensorType.of(k), None, "t")
+    return state.scalar_constant(k, None)
 
 
 def _get_output(state, out, i):

@@ -1,5 +1,6 @@
 """What trace() returns for a function (torch's ScriptFunction made by tracing)."""
 from .._dispatch import STATE
+from ._call_args import bind
 from .interpreter import Interpreter
 
 
@@ -27,7 +28,8 @@ class TracedFunction:
         from ._python_print import function_name, graph_code
         return graph_code(self.graph, function_name(self.name))[0]
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        args = bind(self.graph, self.name, args, kwargs)  # torch's errors for a wrong call
         tracer = STATE.tracer
         if tracer is not None:
             return tracer.call_traced(self.graph, args, self.name, qualified_name=self.qualified_name)
@@ -39,9 +41,9 @@ class TracedFunction:
             run = compiled(self.graph, self.name)
         return run(*args)
 
-    def run_interpreted(self, *args):
+    def run_interpreted(self, *args, **kwargs):
         """Run the graph through the interpreter, the readable reference __call__ agrees with."""
-        return self._interpreter.run(*args)
+        return self._interpreter.run(*bind(self.graph, self.name, args, kwargs))
 
     def __repr__(self):
         return f"<reftrace.jit.TracedFunction {self.name}>"
