@@ -173,12 +173,18 @@ def _clone_inputs(inputs):
     return clone(inputs)
 
 
-def check_trace(traced, func, check_inputs, check_tolerance, strict, force_outplace):
+def check_trace(traced, func, check_inputs, check_tolerance, strict, force_outplace,
+                example_inputs_is_kwarg=False):
     from ._trace import trace, _normalize_inputs
     rng_state = _save_rng()
     try:
         with no_grad():
             for inputs in check_inputs:
+                if example_inputs_is_kwarg:  # keyword example inputs: re-traced and called with **
+                    check_mod = trace(func, check_trace=False, strict=strict, _force_outplace=force_outplace,
+                                      example_kwarg_inputs=_clone_inputs(inputs))
+                    _check_one(traced, func, check_mod, inputs, check_tolerance, kwargs=True)
+                    continue
                 inputs = _normalize_inputs(inputs)
                 check_mod = trace(func, _clone_inputs(inputs), check_trace=False, strict=strict,
                                   _force_outplace=force_outplace)

@@ -219,7 +219,14 @@ class _Method:
         from ._call_args import bind
         args = bind(self.graph, self.name, (self.module,) + args, kwargs, skip=1)[1:]
         tracer = STATE.tracer
-        if tracer is not None and id(self.module) in tracer.module_values:
+        if tracer is not None:
+            if id(self.module) not in tracer.module_values:
+                # script_init.cpp: a traced module's method runs inside a trace only as a call of
+                # one of the traced module's own submodules
+                raise RuntimeError(
+                    f"Tried to trace <{self.module._type.qualified_name} object at "
+                    f"{hex(id(self.module))}> but it is not part of the active trace. Modules that are "
+                    "called during a trace must be registered as submodules of the thing being traced.")
             return tracer.call_traced(self.graph, args, self.name, self.module)  # prim::CallMethod
         # generated code (codegen.py): the interpreter's results without its per-node cost.
         # Its cache on the graph is read first: an import statement here costs ~2 us a call.
@@ -291,6 +298,7 @@ def create_method_from_trace(module, method_name, func, example_inputs, strict, 
         g.register_output(_get_output(state, out, 1))
     finally:
         STATE.tracer = None
+        state.finish()
     fixup_trace_scope_blocks(g, module)
     for m in _all_modules(module):
         for graph in m._type.methods.values():
@@ -320,7 +328,8 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
         raise AttributeError("expected torch.nn.Module as the first argument")
     if not isinstance(inputs, dict):
         raise AttributeError("expected a dictionary of (method_name, input) pairs")
-    old_map = _trace._trace_module_map
+    _trace.check_strict(strict, "_create_method_from_trace", "None")
+    old_map = _trace.trace_module_map()
     try:
         module_map = {}
 
@@ -331,7 +340,7 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
                 register_submods(child, qualname)
 
         module_map["__module"] = mod
-        _trace._trace_module_map = module_map
+        _trace.set_trace_module_map(module_map)
         register_submods(mod, "__module")
         module = make_module(mod, _module_class, _compilation_unit)
         for method_name, example_inputs in inputs.items():
@@ -354,5 +363,5 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
                                    module, method_name, check_tolerance, strict, _force_outplace,
                                    _module_class, example_inputs_is_kwarg)
     finally:
-        _trace._trace_module_map = old_map
+        _trace.set_trace_module_map(old_map)
     return module
