@@ -266,9 +266,17 @@ def _gather_parameters_and_buffers(state, self_value, module, prefix):
 
 
 def _all_modules(module):
-    for child in module._modules.values():
-        yield from _all_modules(child)
-    yield module
+    """Every module of the tree, children before parents (post-order), without recursion: a
+    chain thousands of modules deep is walked in linear time."""
+    out, stack = [], [(module, False)]
+    while stack:
+        m, expanded = stack.pop()
+        if expanded:
+            out.append(m)
+            continue
+        stack.append((m, True))
+        stack.extend((c, False) for c in reversed(list(m._modules.values())))
+    return out
 
 
 def create_method_from_trace(module, method_name, func, example_inputs, strict, force_outplace,
