@@ -44,9 +44,14 @@ class CompilationUnit:
         return ".".join(atoms)
 
     def unique_name(self, name):
+        """``name``, or a mangled name never handed out before. Only requested names are kept:
+        a mangled one is new by construction (mangle_index only grows), so remembering it would
+        grow the process-wide unit by every checked trace for good (torch keeps them all)."""
+        if name not in self.names:
+            self.names.add(name)
+            return name
         while name in self.names:
             name = self._mangle(name)
-        self.names.add(name)
         return name
 
 
