@@ -62,6 +62,8 @@ def is_internal_error(rt, th=None):
     e = rt[3]
     if th is not None and th[0] == "error" and th[1] == rt[1]:
         return False
+    if isinstance(e, AssertionError) and str(e) == "Torch not compiled with CUDA enabled":
+        return False  # torch's own type and words for CUDA on a CPU-only build
     numpy_error = type(e).__module__.startswith("numpy") or "/numpy/" in \
         (traceback.extract_tb(e.__traceback__)[-1].filename if e.__traceback__ else "")
     return numpy_error or (isinstance(e, INTERNAL) and raised_inside_reftrace(e))
@@ -70,3 +72,21 @@ def is_internal_error(rt, th=None):
 def graph(g):
     """Graph text without source locations and class-name mangles."""
     return normalize("\n".join(l.split(" # ")[0].rstrip() for l in str(g).splitlines()))
+
+
+# Python's own words for a failure inside code (not an argument check): seen from reftrace's
+# internals they mean an unchecked input reached an implementation detail
+_PYTHON_INTERNAL_WORDS = ("index out of range", "object is not iterable", "object is not subscriptable",
+                          "unsupported operand type", "has no len()", "object is not callable",
+                          "has no attribute", "argument must be", "cannot unpack", "not supported between")
+
+
+def looks_internal(e):
+    """Without torch to compare with: is ``e`` reftrace's internals showing? AttributeError,
+    KeyError ... raised in reftrace, NumPy's errors, or an IndexError/TypeError/ValueError in
+    Python's own words raised in reftrace (torch raises IndexError 'Dimension out of range' and
+    TypeErrors of its own, which are fine)."""
+    if is_internal_error(("error", type(e).__name__, str(e), e)) and not isinstance(e, IndexError):
+        return True
+    return isinstance(e, (IndexError, TypeError, ValueError)) and raised_inside_reftrace(e) and \
+        any(w in str(e) for w in _PYTHON_INTERNAL_WORDS)

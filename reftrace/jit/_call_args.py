@@ -72,12 +72,20 @@ def bind(graph, name, args, kwargs, skip=0):
             f"{len(args) + len(kwargs)} argument(s). Declaration: {declaration(graph, name)}")
     names = argument_names(graph)
     values = list(args)
+    # positional arguments are converted first, then the rest looked up by keyword
+    _convert_all(graph, name, names, values, skip, len(values))
     for n in names[len(args):]:
         if n not in kwargs:
             raise InterpreterError(f"{name}() is missing value for argument '{n}'. "
                                    f"Declaration: {declaration(graph, name)}")
         values.append(kwargs[n])
-    for i in range(skip, len(values)):
+    _convert_all(graph, name, names, values, len(args), len(values))
+    return values
+
+
+def _convert_all(graph, name, names, values, start, stop):
+    ins = graph.param.outputs_
+    for i in range(max(start, 0), stop):
         typ, v = ins[i].type_, values[i]
         if isinstance(typ, T.TensorType) and isinstance(v, Tensor):
             continue  # the common case, kept cheap
@@ -88,7 +96,6 @@ def bind(graph, name, args, kwargs, skip=0):
                 f"{name}() Expected a value of type '{_annotation(typ)}' for argument '{names[i]}' "
                 f"but instead found type '{type(v).__name__}'.\nPosition: {i}\nValue: {v!r}\n"
                 f"Declaration: {declaration(graph, name)}\nCast error details: {e}") from None
-    return values
 
 
 def _convert(typ, v):
@@ -98,6 +105,8 @@ def _convert(typ, v):
             raise _CastError(f"Unable to cast {v!r} to Tensor")
         return v
     if isinstance(typ, T.TupleType):
+        if isinstance(v, Tensor) and v.dim() > 0:  # a sequence too: its rows
+            v = [v[i] for i in range(v.shape_tuple[0])]
         if not isinstance(v, (tuple, list)):
             raise _CastError(_PYBIND_CAST.format(type(v)))
         if len(v) != len(typ.elems):
@@ -138,3 +147,12 @@ def _key_fits(typ, k):
     if typ is T.FloatType:
         return isinstance(k, float)
     return True
+
+
+def interpreter_failure(e):
+    """What torch raises when an op fails while a trace runs: a RuntimeError saying so, with
+    the op's own error as its last line (and as the cause, for Python readers)."""
+    kind = "RuntimeError" if isinstance(e, InterpreterError) else type(e).__name__
+    return RuntimeError("The following operation failed in the TorchScript interpreter.\n"
+                        "Traceback of TorchScript (most recent call last):\n"
+                        f"{kind}: {e}\n")

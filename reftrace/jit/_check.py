@@ -169,8 +169,18 @@ def _clone_inputs(inputs):
             return [clone(e) for e in v]
         if isinstance(v, dict):
             return {k: clone(e) for k, e in v.items()}
-        return v
+        if v is None:
+            return v
+        # torch.autograd.function._nested_map's refusal
+        raise ValueError(f"Auto nesting doesn't know how to process an input object of type "
+                         f"{_typename(v)}. Accepted types: tensors, or lists/tuples of them")
     return clone(inputs)
+
+
+def _typename(v):
+    """torch.typename for a non-tensor: the class's qualified name ('int', 'collections.OrderedDict')."""
+    t = type(v)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
 def check_trace(traced, func, check_inputs, check_tolerance, strict, force_outplace,
@@ -185,8 +195,11 @@ def check_trace(traced, func, check_inputs, check_tolerance, strict, force_outpl
                                       example_kwarg_inputs=_clone_inputs(inputs))
                     _check_one(traced, func, check_mod, inputs, check_tolerance, kwargs=True)
                     continue
+                if isinstance(inputs, Tensor):
+                    inputs = (inputs,)
+                copied = _clone_inputs(inputs)  # torch clones first: a number fails here
                 inputs = _normalize_inputs(inputs)
-                check_mod = trace(func, _clone_inputs(inputs), check_trace=False, strict=strict,
+                check_mod = trace(func, copied, check_trace=False, strict=strict,
                                   _force_outplace=force_outplace)
                 _check_one(traced, func, check_mod, inputs, check_tolerance)
     finally:
@@ -287,6 +300,8 @@ def _check_rtol(rtol, actual, expected, atol):
     """torch.isclose's checks of rtol (check_tolerance), raised as assert_close raises an
     unexpected exception: a RuntimeError 'Comparing <pair> resulted in the unexpected exception
     above', caused by isclose's own error."""
+    if rtol is None:  # assert_close's own check, raised as it is
+        raise ValueError("Both 'rtol' and 'atol' must be either specified or omitted, but got no rtol.")
     if isinstance(rtol, (int, float)) and not isinstance(rtol, bool):
         if rtol >= 0:  # False for nan, as in isclose's TORCH_CHECK
             return

@@ -49,6 +49,12 @@ def infer_type(value):
         return T.StringType
     if value is None:
         return T.NoneType
+    from .._dtype import dtype as _dtype_class
+    from .._device import device as _device_class
+    if isinstance(value, _dtype_class):  # a ScalarType is an int in TorchScript
+        return T.IntType
+    if isinstance(value, _device_class):
+        return T.DeviceType
     if isinstance(value, tuple):
         return T.TupleType(infer_type(v) for v in value)
     if isinstance(value, list):

@@ -221,7 +221,7 @@ class _Method:
         return graph_code(self.graph, self.name, is_method=True)
 
     def __call__(self, *args, **kwargs):
-        from ._call_args import bind
+        from ._call_args import bind, interpreter_failure
         args = bind(self.graph, self.name, (self.module,) + args, kwargs, skip=1)[1:]
         tracer = STATE.tracer
         if tracer is not None:
@@ -240,13 +240,20 @@ class _Method:
         if run is None:
             from .codegen import compiled
             run = compiled(graph, self.name)
-        return run(self.module, *args)
+        try:
+            return run(self.module, *args)
+        except Exception as e:  # noqa: BLE001 - every op failure is reported as torch reports it
+            raise interpreter_failure(e) from e
 
     def run_interpreted(self, *args, **kwargs):
         """Run the method (and the submodule methods it calls) through the interpreter."""
         from ._call_args import bind
         from .interpreter import run_graph
-        return run_graph(self.graph, bind(self.graph, self.name, (self.module,) + args, kwargs, skip=1))
+        args = bind(self.graph, self.name, (self.module,) + args, kwargs, skip=1)
+        try:
+            return run_graph(self.graph, args)
+        except Exception as e:  # noqa: BLE001
+            raise interpreter_failure(e) from e
 
 
 # -- tracing one method -------------------------------------------------------------------------

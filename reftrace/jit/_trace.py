@@ -90,7 +90,9 @@ def _key_constant(state, k):
         return state.constant(k, T.StringType, None, "s")
     if isinstance(k, Tensor):
         return state.constant(k, T.TensorType.of(k), None, "t")
-    return state.scalar_constant(k, None)
+    if isinstance(k, (int, float, complex)):
+        return state.scalar_constant(k, None)
+    return state.constant(str(k), T.DeviceType, None, "s")  # a device
 
 
 def _get_output(state, out, i):
@@ -284,9 +286,15 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     name, qualified = _function_names(func)
     check_strict(strict, "_create_function_from_trace", "torch._C.ScriptFunction")
     call, arg_names = func, _argument_names(func)
+    if example_kwarg_inputs is not None and not isinstance(example_kwarg_inputs, dict):
+        # torch then hands example_inputs, untouched, to a binding that wants a tuple
+        if not isinstance(example_inputs, tuple):
+            raise TypeError("_create_function_from_trace(): incompatible function arguments. The "
+                            "following argument types are supported:\n    1. (name: str, func: "
+                            "collections.abc.Callable, input_tuple: tuple, ...) -> "
+                            f"torch._C.ScriptFunction\n\nInvoked with: ..., {example_inputs!r}, ...")
+        example_kwarg_inputs = None
     if example_kwarg_inputs is not None:
-        if not isinstance(example_kwarg_inputs, dict):
-            raise RuntimeError("example_kwarg_inputs should be a dict")
         names = _argument_names(func)
         _check_keywords(func, example_kwarg_inputs)
         keys = [n for n in names if n in example_kwarg_inputs]

@@ -1,6 +1,6 @@
 """What trace() returns for a function (torch's ScriptFunction made by tracing)."""
 from .._dispatch import STATE
-from ._call_args import bind
+from ._call_args import bind, interpreter_failure
 from .interpreter import Interpreter
 
 
@@ -39,11 +39,18 @@ class TracedFunction:
         if run is None:
             from .codegen import compiled
             run = compiled(self.graph, self.name)
-        return run(*args)
+        try:
+            return run(*args)
+        except Exception as e:  # noqa: BLE001 - every op failure is reported as torch reports it
+            raise interpreter_failure(e) from e
 
     def run_interpreted(self, *args, **kwargs):
         """Run the graph through the interpreter, the readable reference __call__ agrees with."""
-        return self._interpreter.run(*bind(self.graph, self.name, args, kwargs))
+        args = bind(self.graph, self.name, args, kwargs)
+        try:
+            return self._interpreter.run(*args)
+        except Exception as e:  # noqa: BLE001
+            raise interpreter_failure(e) from e
 
     def __repr__(self):
         return f"<reftrace.jit.TracedFunction {self.name}>"
