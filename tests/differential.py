@@ -86,7 +86,9 @@ def looks_internal(e):
     KeyError ... raised in reftrace, NumPy's errors, or an IndexError/TypeError/ValueError in
     Python's own words raised in reftrace (torch raises IndexError 'Dimension out of range' and
     TypeErrors of its own, which are fine)."""
-    if is_internal_error(("error", type(e).__name__, str(e), e)) and not isinstance(e, IndexError):
-        return True
-    return isinstance(e, (IndexError, TypeError, ValueError)) and raised_inside_reftrace(e) and \
-        any(w in str(e) for w in _PYTHON_INTERNAL_WORDS)
+    if not is_internal_error(("error", type(e).__name__, str(e), e)):
+        return isinstance(e, (TypeError, ValueError)) and raised_inside_reftrace(e) and \
+            any(w in str(e) for w in _PYTHON_INTERNAL_WORDS)
+    if isinstance(e, (AttributeError, IndexError)):  # torch raises these too, in its own words
+        return any(w in str(e) for w in _PYTHON_INTERNAL_WORDS)
+    return True
