@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _fresh, _strided, _wrap_dim
-from .._frames import warn_at_caller
+from .._frames import python_level, warn_at_caller
 from ._iter import empty_strided_array, output_strides
 from ._pointwise_helpers import binary
 from ._registry import get_packet, op
@@ -427,6 +427,7 @@ op("norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor"
     lambda self, p, dtype: _legacy_norm(self, p, None, False, dtype))
 
 
+@python_level  # torch.norm is Python: the tracer names its input `input` (defect D19)
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """torch.norm (torch/functional.py), which Tensor.norm calls: a Python function, so a trace
     records what it calls, ``aten::linalg_vector_norm``. Matrix norms ('nuc', 'fro' over more
