@@ -76,6 +76,21 @@ r = (tr.graph, tr(torch.ones(2), torch.ones(2) * 3))""",
 torch.manual_seed(0)
 m = torch.jit.trace(torch.nn.Linear(3, 2), torch.ones(1, 3))
 r = torch.jit.trace(lambda x: m(x) * 2, torch.ones(1, 3), check_trace=False)""",
+    # D17: dead in-place ops on data shared with list elements are kept
+    **{f"D17_dead_inplace_{kind}": f"""
+def f(x):
+    c = x.clone()
+    v = c.{kind}[0]
+    out = v * 2
+    c.add_(1)
+    return out
+r = torch.jit.trace(f, torch.ones(2, 3), check_trace=False).graph""" for kind in ("chunk(2)", "split(1)", "unbind(0)")},
+    # D19: torch.norm is Python: its input is named %input
+    "D19_norm_input_name": """
+def f(x):
+    v = x * 2
+    return v.norm()
+r = torch.jit.trace(f, torch.ones(3), check_trace=False).graph""",
     # D22 (and D9's check_tolerance='a')
     "D22_partial": """
 import functools
