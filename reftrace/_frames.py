@@ -26,7 +26,10 @@ _NN_DIR = os.path.join(_REFTRACE_DIR, "nn")
 
 
 def _is_internal(filename):
-    return filename.startswith(_REFTRACE_DIR) and not filename.startswith(_NN_DIR)
+    # a trace's generated code (jit/codegen.py names it '<reftrace-codegen-N:name>') is
+    # machinery too: a warning raised in a traced call points at the caller's line, as torch's do
+    return (filename.startswith(_REFTRACE_DIR) and not filename.startswith(_NN_DIR)) or \
+        filename.startswith("<reftrace-codegen")
 
 
 def user_frame():

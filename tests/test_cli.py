@@ -130,3 +130,57 @@ def test_conformance_subcommand_delegates():
     assert result.returncode == 0, result.stdout + result.stderr
     assert "[1/1] tensors:PRO-4:0 ... ok" in result.stdout
     assert reftrace_cli("conformance", "--help").stdout.startswith("usage: python -m reftrace conformance")
+
+
+# -- misuse: each a usage error (exit 2) that says what to do, never a traceback (defect D9) --------
+
+MODEL = "import reftrace as torch\ndef model(x):\n    return x * 2\nEXAMPLE_INPUTS = (torch.ones(2),)\n"
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("CHECK_INPUTS = 5\n", "CHECK_INPUTS must be a list of argument tuples, not int"),
+    ("CHECK_INPUTS = ((torch.ones(3),) for _ in range(2))\n",
+     "CHECK_INPUTS must be a list of argument tuples, not generator"),
+    ("model_check_inputs = 'ab'\n", "model_check_inputs must be a list of argument tuples, not str"),
+])
+def test_bad_check_inputs_exit_2(tmp_path, extra, message):
+    (tmp_path / "m.py").write_text(MODEL + extra)
+    result = reftrace_cli("trace", str(tmp_path / "m.py"))
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_list_of_check_inputs_still_works(tmp_path):
+    (tmp_path / "m.py").write_text(MODEL + "CHECK_INPUTS = [(torch.ones(3),), (torch.ones(4),)]\n")
+    result = reftrace_cli("trace", str(tmp_path / "m.py"))
+    assert result.returncode == 0 and "2 check input(s)" in result.stdout
+
+
+def test_a_file_not_ending_in_py(tmp_path):
+    (tmp_path / "model.txt").write_text(MODEL)
+    result = reftrace_cli("trace", str(tmp_path / "model.txt"))
+    assert result.returncode == 0 and "check: ok" in result.stdout, result.stderr
+
+
+def test_a_directory_is_not_a_file(tmp_path):
+    result = reftrace_cli("trace", str(tmp_path))
+    assert result.returncode == 2 and "is a directory, not a Python file" in result.stderr
+
+
+def test_a_module_class_needing_arguments_exit_2(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "import reftrace as torch\nclass Net(torch.nn.Module):\n    def __init__(self, n):\n"
+        "        super().__init__()\n        self.lin = torch.nn.Linear(n, 2)\n"
+        "    def forward(self, x):\n        return self.lin(x)\nEXAMPLE_INPUTS = (torch.ones(1, 3),)\n")
+    result = reftrace_cli("trace", f"{tmp_path / 'm.py'}:Net")
+    assert result.returncode == 2 and "cannot be built without arguments" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_program_importing_torch_is_told_what_to_write(tmp_path):
+    try:
+        import torch  # noqa: F401 - the program below imports it
+    except ImportError:
+        pytest.skip("torch is not installed")
+    (tmp_path / "m.py").write_text(MODEL.replace("import reftrace as torch", "import torch"))
+    result = reftrace_cli("trace", str(tmp_path / "m.py"))
+    assert result.returncode == 2 and "write `import reftrace as torch`" in result.stderr

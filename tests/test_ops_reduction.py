@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import reftrace
-from oracle import check, sample, torch
+from oracle import check, requires_torch, sample, torch
 from reftrace.ops import get_packet
 from reftrace.ops import reduction
 
@@ -320,6 +320,7 @@ def _reftrace_overload(name, fn, x):
     ("argsort", lambda m, x: x.argsort()), ("argsort", lambda m, x: x.argsort(stable=True)),
     ("softmax", lambda m, x: x.softmax(0)), ("cumsum", lambda m, x: x.cumsum(0, dtype=m.float64)),
 ])
+@requires_torch
 def test_overload_choice_matches_torch(name, fn):
     x = sample((3, 4))
     assert _reftrace_overload(name, fn, x) == _torch_overload(name, fn, x)

@@ -169,18 +169,37 @@ def _clone_inputs(inputs):
             return [clone(e) for e in v]
         if isinstance(v, dict):
             return {k: clone(e) for k, e in v.items()}
-        return v
+        if v is None:
+            return v
+        # torch.autograd.function._nested_map's refusal
+        raise ValueError(f"Auto nesting doesn't know how to process an input object of type "
+                         f"{_typename(v)}. Accepted types: tensors, or lists/tuples of them")
     return clone(inputs)
 
 
-def check_trace(traced, func, check_inputs, check_tolerance, strict, force_outplace):
+def _typename(v):
+    """torch.typename for a non-tensor: the class's qualified name ('int', 'collections.OrderedDict')."""
+    t = type(v)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def check_trace(traced, func, check_inputs, check_tolerance, strict, force_outplace,
+                example_inputs_is_kwarg=False):
     from ._trace import trace, _normalize_inputs
     rng_state = _save_rng()
     try:
         with no_grad():
             for inputs in check_inputs:
+                if example_inputs_is_kwarg:  # keyword example inputs: re-traced and called with **
+                    check_mod = trace(func, check_trace=False, strict=strict, _force_outplace=force_outplace,
+                                      example_kwarg_inputs=_clone_inputs(inputs))
+                    _check_one(traced, func, check_mod, inputs, check_tolerance, kwargs=True)
+                    continue
+                if isinstance(inputs, Tensor):
+                    inputs = (inputs,)
+                copied = _clone_inputs(inputs)  # torch clones first: a number fails here
                 inputs = _normalize_inputs(inputs)
-                check_mod = trace(func, _clone_inputs(inputs), check_trace=False, strict=strict,
+                check_mod = trace(func, copied, check_trace=False, strict=strict,
                                   _force_outplace=force_outplace)
                 _check_one(traced, func, check_mod, inputs, check_tolerance)
     finally:
@@ -257,7 +276,9 @@ def _check_one(traced, func, check_mod, inputs, tol, kwargs=False):
             try:
                 o = orig.to(dtype=_cdouble()) if orig.dtype.is_complex or ref.dtype.is_complex else orig.double()
                 r = ref.to(dtype=_cdouble()) if orig.dtype.is_complex or ref.dtype.is_complex else ref.double()
-                assert_close(o, r, rtol=tol, atol=default_atol(orig, ref), equal_nan=True)
+                atol = default_atol(orig, ref)
+                _check_rtol(tol, o, r, atol)
+                assert_close(o, r, rtol=tol, atol=atol, equal_nan=True)
             except AssertionError as e:
                 warn_nondeterministic()
                 warnings.warn(f"Output nr {i + 1}. of the traced function does not match the "
@@ -273,6 +294,30 @@ def _check_one(traced, func, check_mod, inputs, tol, kwargs=False):
     diag = _graph_diagnostics(traced.graph, check_mod.graph)
     if any(d is not None for d in diag):
         raise TracingCheckError(*diag)
+
+
+def _check_rtol(rtol, actual, expected, atol):
+    """torch.isclose's checks of rtol (check_tolerance), raised as assert_close raises an
+    unexpected exception: a RuntimeError 'Comparing <pair> resulted in the unexpected exception
+    above', caused by isclose's own error."""
+    if rtol is None:  # assert_close's own check, raised as it is
+        raise ValueError("Both 'rtol' and 'atol' must be either specified or omitted, but got no rtol.")
+    if isinstance(rtol, (int, float)) and not isinstance(rtol, bool):
+        if rtol >= 0:  # False for nan, as in isclose's TORCH_CHECK
+            return
+        cause = RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    else:
+        cause = TypeError(f"isclose(): argument 'rtol' must be float, not {type(rtol).__name__}")
+    fields = [("id", "()"), ("actual", repr(actual)), ("expected", repr(expected)), ("rtol", rtol),
+              ("atol", atol), ("equal_nan", True), ("check_device", True), ("check_dtype", True),
+              ("check_layout", True), ("check_stride", False)]
+    pair = "TensorLikePair(\n" + "".join(f"    {k}={v},\n" for k, v in fields) + ")"
+    raise RuntimeError(
+        f"Comparing\n\n{pair}\n\nresulted in the unexpected exception above. If you are a user and "
+        "see this message during normal operation please file an issue at "
+        "https://github.com/pytorch/pytorch/issues. If you are a developer and working on the "
+        "comparison functions, please except the previous error and raise an expressive "
+        "`ErrorMeta` instead.") from cause
 
 
 def _cdouble():

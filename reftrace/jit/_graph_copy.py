@@ -14,8 +14,9 @@ def copy_metadata(dst, src):
     return dst
 
 
-def create_clone(graph, node, value_map):
-    """Graph::createClone: a copy of ``node`` for ``graph`` (not inserted), inputs via value_map."""
+def create_clone(graph, node, value_map, copy_subgraph=None):
+    """Graph::createClone: a copy of ``node`` for ``graph`` (not inserted), inputs via value_map.
+    ``copy_subgraph`` replaces the deep copy of a Subgraph attribute (see lambda lifting)."""
     from .ir import Node
     new = Node(graph, node.kind_, node.op)
     for o in node.outputs_:
@@ -24,14 +25,14 @@ def create_clone(graph, node, value_map):
         new.attrs = {k: (kind, v.copy() if kind == "g" else v) for k, (kind, v) in node.attrs.items()}
     new.source, new.scope = node.source, node.scope
     if node.subgraph is not None:
-        new.subgraph = node.subgraph.copy()
+        new.subgraph = (copy_subgraph or copy_graph)(node.subgraph)
     new.inputs_ = [value_map(i) for i in node.inputs_]
     for b in node.blocks_:
-        clone_block(new.add_block(), b, value_map)
+        clone_block(new.add_block(), b, value_map, copy_subgraph)
     return new
 
 
-def clone_block(dst, src, value_map):
+def clone_block(dst, src, value_map, copy_subgraph=None):
     """Block::cloneFrom: values defined in ``src`` map to their copies, others via value_map."""
     local = {}
 
@@ -42,7 +43,7 @@ def clone_block(dst, src, value_map):
     for v in src.param.outputs_:
         local[v] = copy_metadata(dst.add_input(v.type_), v)
     for n in src:
-        new = create_clone(dst.graph, n, env)
+        new = create_clone(dst.graph, n, env, copy_subgraph)
         dst.append(new)
         for o, no in zip(n.outputs_, new.outputs_):
             local[o] = no
@@ -50,7 +51,7 @@ def clone_block(dst, src, value_map):
         dst.register_output(env(v))
 
 
-def copy_graph(graph):
+def copy_graph(graph, copy_subgraph=None):
     """Graph::copy: a new graph with the same nodes, renumbered in order."""
     from .ir import Graph
 
@@ -58,5 +59,5 @@ def copy_graph(graph):
         raise RuntimeError(f"Graph::copy() encountered a use of a value {v.debugName()} not in scope")
 
     new = Graph()
-    clone_block(new.block, graph.block, outside)
+    clone_block(new.block, graph.block, outside, copy_subgraph)
     return new

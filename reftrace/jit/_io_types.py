@@ -49,6 +49,12 @@ def infer_type(value):
         return T.StringType
     if value is None:
         return T.NoneType
+    from .._dtype import dtype as _dtype_class
+    from .._device import device as _device_class
+    if isinstance(value, _dtype_class):  # a ScalarType is an int in TorchScript
+        return T.IntType
+    if isinstance(value, _device_class):
+        return T.DeviceType
     if isinstance(value, tuple):
         return T.TupleType(infer_type(v) for v in value)
     if isinstance(value, list):
@@ -68,14 +74,25 @@ def infer_type(value):
         key_t = _generic(infer_type(keys[0]))
         val_t = _generic(infer_type(value[keys[0]]))
         for k in keys[1:]:
-            other = _generic(infer_type(value[k]))
-            if other != val_t:
-                raise _InferError("Dictionary inputs to traced functions must have consistent "
-                                  f"type. Found {_annotation(val_t)} and {_annotation(other)}")
+            for first, other in ((key_t, _generic(infer_type(k))), (val_t, _generic(infer_type(value[k])))):
+                if other != first:
+                    raise _InferError("Dictionary inputs to traced functions must have consistent "
+                                      f"type. Found {_annotation(first)} and {_annotation(other)}")
+        if isinstance(key_t, T.TupleType) or key_t is T.NoneType:
+            # DictType::create's check, raised as it is (not as a "cannot infer type" error)
+            raise RuntimeError(f"Cannot create dict for key type '{_cpp_str(key_t)}', only int, float, "
+                               "complex, Tensor, device and string keys are supported")
         return T.DictType(key_t, val_t)
     raise _InferError(f"Only tensors and (possibly nested) tuples of tensors, lists, or dicts are "
                       f"supported as inputs or outputs of traced functions, but instead got value "
                       f"of type {type(value).__name__}.")
+
+
+def _cpp_str(t):
+    """Type::str() as C++ prints it in DictType's message: a tuple is '(int, int)'."""
+    if isinstance(t, T.TupleType):
+        return "(" + ", ".join(_cpp_str(e) for e in t.elems) + ")"
+    return _annotation(t)
 
 
 def _generic(t):

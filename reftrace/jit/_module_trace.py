@@ -44,9 +44,14 @@ class CompilationUnit:
         return ".".join(atoms)
 
     def unique_name(self, name):
+        """``name``, or a mangled name never handed out before. Only requested names are kept:
+        a mangled one is new by construction (mangle_index only grows), so remembering it would
+        grow the process-wide unit by every checked trace for good (torch keeps them all)."""
+        if name not in self.names:
+            self.names.add(name)
+            return name
         while name in self.names:
             name = self._mangle(name)
-        self.names.add(name)
         return name
 
 
@@ -221,10 +226,17 @@ class _Method:
         return graph_code(self.graph, self.name, is_method=True)
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            args = keyword_arguments(self.graph, args, kwargs, skip=1)
+        from ._call_args import bind, interpreter_failure
+        args = bind(self.graph, self.name, (self.module,) + args, kwargs, skip=1)[1:]
         tracer = STATE.tracer
-        if tracer is not None and id(self.module) in tracer.module_values:
+        if tracer is not None:
+            if id(self.module) not in tracer.module_values:
+                # script_init.cpp: a traced module's method runs inside a trace only as a call of
+                # one of the traced module's own submodules
+                raise RuntimeError(
+                    f"Tried to trace <{self.module._type.qualified_name} object at "
+                    f"{hex(id(self.module))}> but it is not part of the active trace. Modules that are "
+                    "called during a trace must be registered as submodules of the thing being traced.")
             return tracer.call_traced(self.graph, args, self.name, self.module)  # prim::CallMethod
         # generated code (codegen.py): the interpreter's results without its per-node cost.
         # Its cache on the graph is read first: an import statement here costs ~2 us a call.
@@ -233,27 +245,20 @@ class _Method:
         if run is None:
             from .codegen import compiled
             run = compiled(graph, self.name)
-        return run(self.module, *args)
+        try:
+            return run(self.module, *args)
+        except Exception as e:  # noqa: BLE001 - every op failure is reported as torch reports it
+            raise interpreter_failure(e) from e
 
-    def run_interpreted(self, *args):
+    def run_interpreted(self, *args, **kwargs):
         """Run the method (and the submodule methods it calls) through the interpreter."""
+        from ._call_args import bind
         from .interpreter import run_graph
-        return run_graph(self.graph, (self.module,) + tuple(args))
-
-
-def keyword_arguments(graph, args, kwargs, skip=0):
-    """Match keyword arguments to the graph's inputs by name (a traced method's schema takes
-    its arguments' names from the traced function's parameters)."""
-    names = [v.name.rsplit(".", 1)[0] if v.name and v.name.rsplit(".", 1)[-1].isdigit() else v.name
-             for v in graph.param.outputs_[skip:]]
-    args = list(args)
-    for name in names[len(args):]:
-        if name not in kwargs:
-            raise TypeError(f"forward() is missing value for argument '{name}'.")
-        args.append(kwargs.pop(name))
-    if kwargs:
-        raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    return args
+        args = bind(self.graph, self.name, (self.module,) + args, kwargs, skip=1)
+        try:
+            return run_graph(self.graph, args)
+        except Exception as e:  # noqa: BLE001
+            raise interpreter_failure(e) from e
 
 
 # -- tracing one method -------------------------------------------------------------------------
@@ -278,9 +283,17 @@ def _gather_parameters_and_buffers(state, self_value, module, prefix):
 
 
 def _all_modules(module):
-    for child in module._modules.values():
-        yield from _all_modules(child)
-    yield module
+    """Every module of the tree, children before parents (post-order), without recursion: a
+    chain thousands of modules deep is walked in linear time."""
+    out, stack = [], [(module, False)]
+    while stack:
+        m, expanded = stack.pop()
+        if expanded:
+            out.append(m)
+            continue
+        stack.append((m, True))
+        stack.extend((c, False) for c in reversed(list(m._modules.values())))
+    return out
 
 
 def create_method_from_trace(module, method_name, func, example_inputs, strict, force_outplace,
@@ -310,6 +323,7 @@ def create_method_from_trace(module, method_name, func, example_inputs, strict, 
         g.register_output(_get_output(state, out, 1))
     finally:
         STATE.tracer = None
+        state.finish()
     fixup_trace_scope_blocks(g, module)
     for m in _all_modules(module):
         for graph in m._type.methods.values():
@@ -339,7 +353,8 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
         raise AttributeError("expected torch.nn.Module as the first argument")
     if not isinstance(inputs, dict):
         raise AttributeError("expected a dictionary of (method_name, input) pairs")
-    old_map = _trace._trace_module_map
+    _trace.check_strict(strict, "_create_method_from_trace", "None")
+    old_map = _trace.trace_module_map()
     try:
         module_map = {}
 
@@ -350,7 +365,7 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
                 register_submods(child, qualname)
 
         module_map["__module"] = mod
-        _trace._trace_module_map = module_map
+        _trace.set_trace_module_map(module_map)
         register_submods(mod, "__module")
         module = make_module(mod, _module_class, _compilation_unit)
         for method_name, example_inputs in inputs.items():
@@ -373,5 +388,5 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
                                    module, method_name, check_tolerance, strict, _force_outplace,
                                    _module_class, example_inputs_is_kwarg)
     finally:
-        _trace._trace_module_map = old_map
+        _trace.set_trace_module_map(old_map)
     return module

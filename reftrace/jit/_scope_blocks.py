@@ -18,7 +18,7 @@ The order in which every value is created follows torch's code, because that ord
 the printed numbers show.
 """
 from . import _types as T
-from ._graph_copy import clone_block, copy_metadata
+from ._graph_copy import clone_block, copy_graph, copy_metadata
 from .ir import Graph
 
 ELIGIBLE = ("prim::TracedModuleForward",)
@@ -90,16 +90,39 @@ def _convert_refs(graph, block, prefix, self_value):
 
 # -- 2. MakeDefsDominateUses ------------------------------------------------------------------
 
-def _ancestors(block):
+def _parent(block):
+    return block.owning_node.block if block.owning_node is not None else None
+
+
+def _depth(block, depths):
+    """How deeply ``block`` nests (memoised: outer blocks are met first, so walks are short)."""
     chain = []
-    while block is not None:
+    while block is not None and id(block) not in depths:
         chain.append(block)
-        block = block.owning_node.block if block.owning_node is not None else None
-    return chain
+        block = _parent(block)
+    d = depths[id(block)] if block is not None else -1
+    for b in reversed(chain):
+        d += 1
+        depths[id(b)] = d
+    return d
 
 
-def make_defs_dominate_uses(block, remap=None):
+def _common_block(a, b, depths):
+    """The innermost block enclosing both: the deeper one climbs first, then both together
+    (a few steps for a use one level down, however deep the nest is)."""
+    da, db = _depth(a, depths), _depth(b, depths)
+    while da > db:
+        a, da = _parent(a), da - 1
+    while db > da:
+        b, db = _parent(b), db - 1
+    while a is not b:
+        a, b = _parent(a), _parent(b)
+    return a
+
+
+def make_defs_dominate_uses(block, remap=None, depths=None):
     remap = {} if remap is None else remap
+    depths = {} if depths is None else depths
 
     def process(n):
         for i, inp in enumerate(n.inputs_):
@@ -109,8 +132,7 @@ def make_defs_dominate_uses(block, remap=None):
             else:
                 inp_remapped = inp
             if inp_remapped.node_.block is not block:
-                mine = _ancestors(n.block)
-                common = next(b for b in _ancestors(inp_remapped.node_.block) if b in mine)
+                common = _common_block(n.block, inp_remapped.node_.block, depths)
                 v, b = inp_remapped, inp_remapped.node_.block
                 while b is not common:
                     b.register_output(v)
@@ -119,7 +141,7 @@ def make_defs_dominate_uses(block, remap=None):
                 remap[inp] = v
                 n.inputs_[i] = v
         if n.kind_ in ELIGIBLE:
-            make_defs_dominate_uses(n.blocks_[0], remap)
+            make_defs_dominate_uses(n.blocks_[0], remap, depths)
 
     process(block.param)
     for n in block:
@@ -161,11 +183,26 @@ def convert_returns_to_tuples(block):
 
 # -- 4. lambdaLiftBlocksAndConvertToGraph -----------------------------------------------------
 
-def lambda_lift_blocks(block):
+def lambda_lift_blocks(block, renumbered=None):
+    """Bottom-up: each level's block is cloned into a Graph; a lifted inner level inside it is a
+    Subgraph attribute, which Block::cloneFrom deep-copies, so torch renumbers every inner graph
+    once per enclosing level: O(depth^2) work for a chain of modules (defect D15). Copying an
+    already renumbered graph numbers it identically, and the block being cloned is dropped
+    afterwards, so a graph renumbered once (kept in ``renumbered``) is moved, not copied again:
+    the same graphs as torch's, in linear time and memory."""
+    renumbered = set() if renumbered is None else renumbered
+
+    def copy_subgraph(g):
+        if id(g) in renumbered:
+            return g
+        new = copy_graph(g, copy_subgraph)  # g is dropped after: its inner graphs move
+        renumbered.add(id(new))
+        return new
+
     for n in block:
         if n.kind_ not in ELIGIBLE:
             continue
-        lambda_lift_blocks(n.blocks_[0])
+        lambda_lift_blocks(n.blocks_[0], renumbered)
         graph = Graph()
         remaps = {}
 
@@ -175,7 +212,7 @@ def lambda_lift_blocks(block):
                 n.inputs_.append(v)
             return remaps[v]
 
-        clone_block(graph.block, n.blocks_[0], outer)
+        clone_block(graph.block, n.blocks_[0], outer, copy_subgraph)
         n.subgraph = graph
         n.erase_block(0)
 

@@ -10,6 +10,7 @@ state active, turn what it returned into graph outputs (strict-mode container ru
 the clean-up passes. The state is restored on every exit path.
 """
 import inspect
+import threading
 import warnings
 
 from .._dispatch import STATE
@@ -22,7 +23,17 @@ from .tracer import TracingState
 
 # Module -> its qualified scope name ('__module.a.lin') while trace_module runs; read by
 # Module._slow_forward to open a scope per submodule call (torch.jit._trace._trace_module_map).
-_trace_module_map = None
+# torch keeps it in a process global, so trace_module in two threads mixes their scopes (defect
+# D14); here it is per thread, like the tracing state itself.
+_MODULE_MAP = threading.local()
+
+
+def trace_module_map():
+    return getattr(_MODULE_MAP, "map", None)
+
+
+def set_trace_module_map(module_map):
+    _MODULE_MAP.map = module_map
 
 
 def is_tracing():
@@ -62,8 +73,7 @@ def _add_input(state, value_in, typ, value):
     if isinstance(typ, T.DictType):
         result = {}
         for k, v in value_in.items():
-            key = state.scalar_constant(k, None) if not isinstance(k, str) else \
-                state.constant(k, T.StringType, None, "s")
+            key = _key_constant(state, k)
             node = g.append(g.create("aten::__getitem__", [value, key]))
             node.source = state._location()
             out = node.add_output(typ.value)
@@ -71,6 +81,18 @@ def _add_input(state, value_in, typ, value):
         return result
     raise RuntimeError("Only tensors or (possibly nested) dict or tuples of them are supported as "
                        f"inputs to traced functions. Got {typ}")
+
+
+def _key_constant(state, k):
+    """A dict input's key, as addInput inserts it: a constant of the key's own type (a tensor key
+    stays the tensor, so the trace looks it up by identity as torch's IValue dict does)."""
+    if isinstance(k, str):
+        return state.constant(k, T.StringType, None, "s")
+    if isinstance(k, Tensor):
+        return state.constant(k, T.TensorType.of(k), None, "t")
+    if isinstance(k, (int, float, complex)):
+        return state.scalar_constant(k, None)
+    return state.constant(str(k), T.DeviceType, None, "s")  # a device
 
 
 def _get_output(state, out, i):
@@ -160,6 +182,7 @@ def trace_graph(fn, example_inputs, *, strict=True, force_outplace=False, argume
         state.graph.register_output(_get_output(state, out, 1))
     finally:
         STATE.tracer = None
+        state.finish()
     lower_simple_tuples(state.graph)
     dead_code_elimination(state.graph)
     normalize_ops(state.graph)
@@ -177,13 +200,53 @@ def _normalize_inputs(example_inputs):
 
 def _function_names(func):
     """torch._jit_internal._qualified_name for a function: (name, '__torch__.<module>.<name>');
-    a lambda is called ``_lambda``."""
-    name = getattr(func, "__name__", "traced_fn")
+    a lambda is called ``_lambda``. What has no ``__name__`` (a functools.partial, a number)
+    is refused with torch's message."""
+    name = getattr(func, "__name__", None)
+    if not name:
+        raise RuntimeError("Could not get name of python class object")
     if name == "<lambda>":
         name = "_lambda"
-    module = getattr(func, "__module__", None) or "__main__"
+    module = getattr(func, "__module__", None)
+    if module is None:
+        raise RuntimeError(f"Could not get qualified name for class '{name}': __module__ can't be None.")
     prefix = "__torch__" if module == "__main__" else "__torch__." + module
     return name, prefix + "." + name
+
+
+def check_strict(strict, binding, returns):
+    """pybind11's bool conversion of ``strict``: None and anything with __bool__ (numbers)
+    convert; a str, list ... does not, and torch's binding call fails with a TypeError."""
+    if strict is None or hasattr(type(strict), "__bool__"):
+        return
+    raise TypeError(f"{binding}(): incompatible function arguments. The following argument types "
+                    f"are supported:\n    1. (..., strict: bool, force_outplace: bool, ...) -> "
+                    f"{returns}\n\nInvoked with: ..., strict={strict!r}, ...")
+
+
+def _check_keywords(func, kwargs):
+    """What calling ``func(**kwargs)`` raises for an unknown or a missing argument, before
+    tracing starts (torch calls the function with the keywords and Python raises)."""
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return
+    params = sig.parameters
+    varkw = any(p.kind == p.VAR_KEYWORD for p in params.values())
+    qual = getattr(func, "__qualname__", getattr(func, "__name__", "function"))
+    for k in kwargs:
+        if not varkw and (k not in params or params[k].kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                                  inspect.Parameter.VAR_POSITIONAL)):
+            raise TypeError(f"{qual}() got an unexpected keyword argument '{k}'")
+    for kind, label in ((inspect.Parameter.POSITIONAL_OR_KEYWORD, "positional"),
+                        (inspect.Parameter.KEYWORD_ONLY, "keyword-only")):
+        missing = [f"'{n}'" for n, p in params.items()
+                   if p.kind == kind and p.default is p.empty and n not in kwargs]
+        if missing:  # Python's wording: 'x' / 'x' and 'y' / 'x', 'y', and 'z'
+            names = missing[0] if len(missing) == 1 else \
+                " and ".join(missing) if len(missing) == 2 else ", ".join(missing[:-1]) + ", and " + missing[-1]
+            raise TypeError(f"{qual}() missing {len(missing)} required {label} "
+                            f"argument{'s' if len(missing) > 1 else ''}: {names}")
 
 
 def _wrap_check_inputs(check_inputs):
@@ -214,26 +277,43 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
                             _wrap_check_inputs(check_inputs), check_tolerance, strict,
                             _force_outplace, _module_class,
                             example_inputs_is_kwarg=isinstance(example_kwarg_inputs, dict))
+    if example_kwarg_inputs is None:
+        # torch: tuple(example_inputs), so None and other non-iterables fail as tuple() does
+        example_inputs = _normalize_inputs(example_inputs)
     if isinstance(bound_to, Module):
         raise AttributeError("trace doesn't support compiling individual module's functions.\n"
                              "Please use trace_module")
-    if example_kwarg_inputs is not None:
-        if not isinstance(example_kwarg_inputs, dict):
-            raise RuntimeError("example_kwarg_inputs should be a dict")
-        names = _argument_names(func)
-        example_inputs = tuple(example_kwarg_inputs[n] for n in names if n in example_kwarg_inputs)
-    elif example_inputs is None:
-        raise RuntimeError("example_kwarg_inputs should be a dict")
-    inputs = _normalize_inputs(example_inputs)
     name, qualified = _function_names(func)
-    state, _ = trace_graph(func, inputs, strict=strict, force_outplace=_force_outplace,
-                           argument_names=_argument_names(func))
+    check_strict(strict, "_create_function_from_trace", "torch._C.ScriptFunction")
+    call, arg_names = func, _argument_names(func)
+    if example_kwarg_inputs is not None and not isinstance(example_kwarg_inputs, dict):
+        # torch then hands example_inputs, untouched, to a binding that wants a tuple
+        if not isinstance(example_inputs, tuple):
+            raise TypeError("_create_function_from_trace(): incompatible function arguments. The "
+                            "following argument types are supported:\n    1. (name: str, func: "
+                            "collections.abc.Callable, input_tuple: tuple, ...) -> "
+                            f"torch._C.ScriptFunction\n\nInvoked with: ..., {example_inputs!r}, ...")
+        example_kwarg_inputs = None
+    if example_kwarg_inputs is not None:
+        names = _argument_names(func)
+        _check_keywords(func, example_kwarg_inputs)
+        keys = [n for n in names if n in example_kwarg_inputs]
+        example_inputs = tuple(example_kwarg_inputs[n] for n in keys)
+        arg_names = keys
+
+        def call(*args):  # the function is called with keywords, as torch calls it
+            return func(**dict(zip(keys, args)))
+    inputs = example_inputs if isinstance(example_inputs, tuple) else _normalize_inputs(example_inputs)
+    state, _ = trace_graph(call, inputs, strict=strict, force_outplace=_force_outplace,
+                           argument_names=arg_names)
     from .traced import TracedFunction
     traced = TracedFunction(state.graph, name, func, qualified)
     if check_trace:
         from ._check import check_trace as _check
-        _check(traced, func, [inputs] if check_inputs is None else check_inputs, check_tolerance,
-               strict, _force_outplace)
+        kwarg = isinstance(example_kwarg_inputs, dict)
+        default = [example_kwarg_inputs if kwarg else inputs]
+        _check(traced, func, default if check_inputs is None else check_inputs, check_tolerance,
+               strict, _force_outplace, kwarg)
     return traced
 
 

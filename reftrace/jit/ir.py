@@ -131,7 +131,7 @@ class Node:
         return "" if self.source is None else f"{self.source[0]}:{self.source[1]}:0"
 
     def scopeName(self):
-        return self.scope or ""
+        return str(self.scope or "")
 
     def add_output(self, type_):
         v = Value(self, len(self.outputs_), self.graph._next_unique(), type_)
@@ -226,6 +226,23 @@ class Block:
         return None if self.owning_node is None else self.owning_node.block
 
 
+class Scope:
+    """A module scope (torch's Scope: a parent pointer and a name), printed as the path
+    '__module.a/__module.a.lin'. Kept as a tree, not a string, so that a chain of modules
+    thousands deep costs linear memory (a path string per level would be quadratic)."""
+    __slots__ = ("parent", "name")
+
+    def __init__(self, parent, name):
+        self.parent, self.name = parent, name
+
+    def __str__(self):
+        names, s = [], self
+        while s is not None:
+            names.append(s.name)
+            s = s.parent
+        return "/".join(reversed(names))
+
+
 class Graph:
     def __init__(self):
         self._unique = 0
@@ -262,7 +279,7 @@ class Graph:
     def push_scope(self, name):
         """Open a prim::TracedModuleForward block: nodes recorded until pop_scope go into it."""
         self._scope_stack.append(self.current_scope)
-        self.current_scope = name if self.current_scope is None else self.current_scope + "/" + name
+        self.current_scope = Scope(self.current_scope, name)
         node = self.append(self.create("prim::TracedModuleForward"))
         node.set_attr("scope", "s", name)
         self.insert_block = node.add_block()
@@ -403,7 +420,7 @@ def format_node(node, print_source_locations=True, indent="  ", type_str=str):
         parts.append("[" + ", ".join(f"{k}={_format_attr(kind, v)}" for k, (kind, v) in node.attrs.items()) + "]")
     parts.append("(" + ", ".join("%" + i.debugName() for i in node.inputs_) + ")")
     if node.scope:
-        parts.append(", scope: " + node.scope)
+        parts.append(", scope: " + str(node.scope))
     if print_source_locations and node.source is not None:
         parts.append(f" # {node.source[0]}:{node.source[1]}:0")
     parts.append("\n")

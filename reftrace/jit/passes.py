@@ -58,6 +58,10 @@ def dead_code_elimination(graph):
     # what they alias)
     live_roots = {root.get(v, v) for v in graph.ret.inputs_} | set(graph.param.outputs_)
     live_roots |= {n.outputs_[0] for n in graph if n.kind_ == "prim::GetAttr"}
+    # torch's alias analysis puts the elements of a list an op returns (chunk, split, unbind)
+    # in the wildcard set: a write to data they share is never dead (defect D17)
+    live_roots |= {root.get(o, o) for n in graph if n.kind_ == "prim::ListUnpack" and n.inputs_
+                   and _is_view(n.inputs_[0].node_) for o in n.outputs_}
     node = graph.ret.prev
     while node is not graph.param:
         prev = node.prev

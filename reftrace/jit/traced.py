@@ -1,5 +1,6 @@
 """What trace() returns for a function (torch's ScriptFunction made by tracing)."""
 from .._dispatch import STATE
+from ._call_args import bind, interpreter_failure
 from .interpreter import Interpreter
 
 
@@ -27,7 +28,8 @@ class TracedFunction:
         from ._python_print import function_name, graph_code
         return graph_code(self.graph, function_name(self.name))[0]
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        args = bind(self.graph, self.name, args, kwargs)  # torch's errors for a wrong call
         tracer = STATE.tracer
         if tracer is not None:
             return tracer.call_traced(self.graph, args, self.name, qualified_name=self.qualified_name)
@@ -37,16 +39,23 @@ class TracedFunction:
         if run is None:
             from .codegen import compiled
             run = compiled(self.graph, self.name)
-        return run(*args)
+        try:
+            return run(*args)
+        except Exception as e:  # noqa: BLE001 - every op failure is reported as torch reports it
+            raise interpreter_failure(e) from e
 
     def save(self, f, _extra_files=None):
         """ScriptFunction.save: a TorchScript archive torch.jit.load reads (jit/_export_module.py)."""
         from ._export_module import save
         save(self, f, _extra_files)
 
-    def run_interpreted(self, *args):
+    def run_interpreted(self, *args, **kwargs):
         """Run the graph through the interpreter, the readable reference __call__ agrees with."""
-        return self._interpreter.run(*args)
+        args = bind(self.graph, self.name, args, kwargs)
+        try:
+            return self._interpreter.run(*args)
+        except Exception as e:  # noqa: BLE001
+            raise interpreter_failure(e) from e
 
     def __repr__(self):
         return f"<reftrace.jit.TracedFunction {self.name}>"

@@ -15,6 +15,7 @@ Tensors are mapped to Values through the tensor's ``_tv`` slot (a (state, Value)
 trace never keeps a tensor alive.
 """
 import warnings
+import weakref
 
 from .. import _dtype as D
 from .._device import _Enum
@@ -67,6 +68,7 @@ class TracingState:
         # _create_interpreter_name_lookup_fn(frames_up): names come from the frame calling the
         # op (0, trace()) or from frames further out (1, _get_trace_graph)
         self.frames_up = frames_up
+        self._bound = []  # weak references to every tensor given a Value (unbound by finish)
 
     # -- tensors <-> values ----------------------------------------------------------------
     def has_value(self, t):
@@ -75,6 +77,17 @@ class TracingState:
 
     def set_value(self, t, value):
         t._tv = (self, value)
+        self._bound.append(weakref.ref(t))
+
+    def finish(self):
+        """The trace is over: drop every tensor's link to this state, so that the inputs and
+        parameters that outlive the trace do not keep its graph (and, through the graph, the
+        generated code and the tensor constants) alive (defect D20)."""
+        for ref in self._bound:
+            t = ref()
+            if t is not None and t._tv is not None and t._tv[0] is self:
+                t._tv = None
+        self._bound = []
 
     def value_of(self, t, frame=None, loc=None):
         """getValueTrace: the Value of a tensor; names it lazily; bakes unknown tensors."""
@@ -277,8 +290,9 @@ class TracingState:
 
     # -- traced sizes (python_variable_methods.cpp + tracer.cpp getSizeOf/getNumelOf) ----------
     def traced_size(self, t, dim):
+        # getSizeOf records the dim as the program wrote it (-1 stays -1, so the trace
+        # generalises to other ranks); it is only checked here
         from .._tensor import _wrap_dim
-        # getSizeOf records the dim as given (x.size(-1) records aten::size(x, -1))
         return self._size_node(t, dim, _wrap_dim(dim, t.dim()))
 
     def _size_node(self, t, dim, wrapped=None):

@@ -13,13 +13,13 @@ This module also holds the helpers the other pointwise families (``pointwise_mat
 ``comparison``) share: ``quiet``, ``dispatch_check``, ``register_binary`` and ``inplace``.
 """
 import functools
-import warnings
 
 import numpy as np
 
 from .. import _dtype as D
 from .._promotion import check_inplace_cast, result_type
 from .._tensor import Tensor, _data_ptr, _fresh, scalar_to_tensor, xp_of
+from .._frames import warn_at_caller
 from ._iter import broadcast_shapes, pointwise_result
 from ._pointwise_helpers import as_np, binary, float_of, unary, write_inplace
 from ._registry import OVERLOADS, PACKETS, composite, derivatives, op
@@ -799,9 +799,9 @@ derivatives(minimum, {
 
 def _where_condition(condition):
     if condition.dtype is D.uint8:
-        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+        warn_at_caller("where received a uint8 condition tensor. This behavior is deprecated and "
                       "will be removed in a future version of PyTorch. Use a boolean condition "
-                      "instead.", UserWarning, stacklevel=4)
+                      "instead.")
     elif condition.dtype is not D.bool:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {condition.dtype.ir_name}")

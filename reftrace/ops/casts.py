@@ -16,7 +16,6 @@ NumPy's casts behave the same on x86, so arrays are cast with ``astype``; Python
 a tensor's dtype go through ``checked_scalar`` (c10::checked_convert and its overflow error).
 """
 import math
-import warnings
 import weakref
 
 import numpy as np
@@ -24,6 +23,7 @@ import numpy as np
 from .. import _dtype as D
 from .._device import channels_last, contiguous_format, preserve_format
 from .._tensor import Tensor, _fresh, _init, _new, _strided, contiguous_strides, xp_of_device
+from .._frames import warn_at_caller
 from ._iter import empty_strided_array, output_strides
 from ._pointwise_helpers import write_inplace
 from ._registry import composite, derivatives, op
@@ -60,8 +60,7 @@ _complex_warned = [False]
 def _warn_complex_to_real():
     if not _complex_warned[0]:  # TORCH_WARN_ONCE: once per process
         _complex_warned[0] = True
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
-                      stacklevel=4)
+        warn_at_caller("Casting complex values to real discards the imaginary part")
 
 
 def cast_array(array, src, dst):

@@ -7,12 +7,12 @@ adjacent, the result's indexed dims go first), so kernels build a NumPy index tu
 adds and reftrace mirrors is its checks, its messages, and the layout of the result, which
 comes from TensorIterator over a restrided view of ``self`` and the index tensors.
 """
-import warnings
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _fresh, _is_contiguous, _strided, _wrap_dim, contiguous_strides, xp_of
+from .._frames import warn_at_caller
 from ._iter import broadcast_shapes, empty_strided_array, output_strides
 from ._registry import derivatives, op
 from .shape import _dense_copy, _fmt, compute_stride, preserve_strides
@@ -38,8 +38,8 @@ def _expand_masks(self, indices):
             continue
         if index.dtype in (D.bool, D.uint8):
             if index.dtype is D.uint8:
-                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
-                              "torch.bool instead.", UserWarning, stacklevel=4)
+                warn_at_caller("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                              "torch.bool instead.")
             mshape = index._array.shape
             for j, size in enumerate(mshape):
                 src = len(out) + j

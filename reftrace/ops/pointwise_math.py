@@ -30,9 +30,21 @@ def _unary_float(fn):
     return kernel
 
 
+def _positive_nan(fn):
+    """torch's sqrt and logs of a negative number are NaN with the sign bit clear (printed
+    ``nan``); NumPy's (the x86 default NaN) have it set (``-nan`` in a graph constant)."""
+    def f(x):
+        r = fn(x)
+        if x.dtype.kind != "f":  # complex results are not NaN here
+            return r
+        return np.where(x < 0, np.abs(r), r) if r.ndim else (np.abs(r) if x < 0 else r)
+    return f
+
+
 _FLOAT_FUNCTIONS = {
-    "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "exp": np.exp, "log": np.log,
-    "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "expm1": np.expm1, "sin": np.sin,
+    "sqrt": _positive_nan(np.sqrt), "rsqrt": lambda x: 1 / np.sqrt(x), "exp": np.exp,
+    "log": _positive_nan(np.log), "log2": _positive_nan(np.log2), "log10": _positive_nan(np.log10),
+    "log1p": np.log1p, "expm1": np.expm1, "sin": np.sin,
     "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
 }
 

@@ -25,7 +25,12 @@ _NO_GRAD = dict(nondeterministic=True, differentiable=False)
 
 
 def _rng(device, generator=None):
-    return generator.rng if generator is not None else get_backend(device.type).rng
+    if generator is None:
+        return get_backend(device.type).rng
+    rng = getattr(generator, "rng", None)
+    if rng is None:  # a wrong object as the generator: a type error, as torch's binding gives
+        raise TypeError(f"expected a torch.Generator as 'generator', but got {type(generator).__name__}")
+    return rng
 
 
 def _dtype(dtype, default=None):

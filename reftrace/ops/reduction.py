@@ -15,12 +15,12 @@ torch's rules that differ from NumPy's, and that every kernel here follows:
 Overloads are registered in the order torch's Python argument parser tries them (the order its
 "expected one of" message lists): ``x.std()`` reaches ``std.correction``, ``x.std(0)`` ``std.dim``.
 """
-import warnings
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _fresh, _strided, _wrap_dim
+from .._frames import python_level, warn_at_caller
 from ._iter import empty_strided_array, output_strides
 from ._pointwise_helpers import binary
 from ._registry import composite, derivatives, get_packet, op
@@ -388,9 +388,9 @@ def _variance(self, dim, correction, keepdim, take_sqrt):
         sq = (dev.real ** 2 + dev.imag ** 2) if dt.is_complex else dev * dev
         dof = _count(self, axes) - (1 if correction is None else correction)
         if dof <= 0:
-            warnings.warn(f"{'std' if take_sqrt else 'var'}(): degrees of freedom is <= 0. Correction "
+            warn_at_caller(f"{'std' if take_sqrt else 'var'}(): degrees of freedom is <= 0. Correction "
                           "should be strictly less than the reduction factor (input numel divided by "
-                          "output numel).", UserWarning, stacklevel=4)
+                          "output numel).")
             dof = max(dof, 0)
         var = np.add.reduce(sq, axis=axes, keepdims=keepdim) / dof
         arr = np.sqrt(var) if take_sqrt else var
@@ -495,6 +495,7 @@ derivatives(op("norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype
             {"self": "norm_backward(grad, self.to(grad.dtype), p, result)"})
 
 
+@python_level  # torch.norm is Python: the tracer names its input `input` (defect D19)
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """torch.norm (torch/functional.py), which Tensor.norm calls: a Python function, so a trace
     records what it calls, ``aten::linalg_vector_norm``. Matrix norms ('nuc', 'fro' over more

@@ -363,7 +363,7 @@ class Module(_StateDictMixin):
             # an already traced module (torch: a ScriptMethod) is called without a scope: the
             # tracer records one prim::CallMethod for it
             return forward(*input, **kwargs)
-        module_map = getattr(_trace, "_trace_module_map", None)
+        module_map = _trace.trace_module_map()
         name = module_map.get(self, None) if module_map is not None else None
         if not name:
             return self.forward(*input, **kwargs)
