@@ -66,7 +66,8 @@ _TORCH_NODES = {
     "group_norm": "native_group_norm", "_convolution": "convolution",
     "nll_loss": "nll_loss_forward", "nll_loss2d": "nll_loss2d_forward",
     "adaptive_avg_pool2d": "_adaptive_avg_pool2d", "linalg_inv": "linalg_inv_ex",
-    "unsafe_chunk": "unsafe_split.Tensor",  # (unsafe_chunk has no overload name to append)
+    "unsafe_chunk": "unsafe_split.Tensor",  # (these have no overload name to append)
+    "square": "pow.Tensor_Scalar",
 }
 _HAND_WRITTEN = {"copy_": "CopyBackwards"}
 

@@ -877,3 +877,33 @@ def convolution_backward_backward(grads, grad_output, input, weight, stride, pad
         shape = [1, -1] + [1] * (grad_output.dim() - 2)
         g_out = add(g_out, ggb.view(shape).expand(list(grad_output.shape_tuple)))
     return g_out, g_in, g_w
+
+
+# -- helpers of the op-surface formulas (FunctionsManual.cpp) -------------------------------------
+
+M_PI = math.pi
+M_LN2 = math.log(2.0)
+M_2_SQRTPI = 2.0 / math.sqrt(math.pi)  # erf's 2.0 / sqrt(M_PI), as <cmath> spells it
+
+
+def atan2_backward(grad, self, other, output_mask):
+    if grad is None:
+        return None, None
+    recip = (self * self + other * other).reciprocal()
+    return (grad * other * recip if output_mask[0] else None,
+            grad * -self * recip if output_mask[1] else None)
+
+
+def deg2rad_backward(grad):
+    return grad * 0.017453292519943295769236907684886127134428718885417  # M_PI_180
+
+
+def rad2deg_backward(grad):
+    return grad * 57.295779513082320876798154814105170332405472466564  # M_180_PI
+
+
+def reverse_list(xs):
+    return list(reversed(xs))
+
+
+reverse_list_symint = reverse_list

@@ -38,11 +38,11 @@ derivatives(exp2, {"self": "grad * result.conj() * M_LN2"})
 exp2_ = op("exp2_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(exp2.kernel))
 
 erf = op("erf(Tensor self) -> Tensor", variants=_FM)(_float_kernel(_ERF, "erf_vml_cpu"))
-derivatives(erf, {"self": "2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad"})
+derivatives(erf, {"self": "M_2_SQRTPI * exp(-(self.pow(2))) * grad"})
 erf_ = op("erf_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(erf.kernel))
 
 erfc = op("erfc(Tensor self) -> Tensor", variants=_FM)(_float_kernel(_ERFC, "erfc_vml_cpu"))
-derivatives(erfc, {"self": "-2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad"})
+derivatives(erfc, {"self": "-M_2_SQRTPI * exp(-(self.pow(2))) * grad"})
 erfc_ = op("erfc_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(erfc.kernel))
 
 
