@@ -556,10 +556,8 @@ CALL_TRACED = (
     "records prim::CallFunction / prim::CallMethod[name=\"forward\"]); the first untracked "
     "output used as an op input becomes a constant, i.e. 'Cannot insert a Tensor that requires "
     "grad as a constant' or 'did not have observable data dependence'")
-NO_FUNCTION = "needs torch.autograd.Function / prim::PythonOp (reftrace.autograd has no Function)"
 
 
-@lacks(NO_FUNCTION)
 def test_trace_autograd_function(torch):
     """Port of TestTracer.test_trace_autograd_function (test/jit/test_tracer.py)."""
     class TestFunc(torch.autograd.Function):
@@ -587,7 +585,6 @@ def test_trace_autograd_function(torch):
     keep(*mtexts(traced))
 
 
-@lacks(NO_FUNCTION)
 def test_trace_multi_output_function(torch):
     """Port of TestTracer.test_trace_multi_output_function (test/jit/test_tracer.py)."""
     class Foo(torch.autograd.Function):

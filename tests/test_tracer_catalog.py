@@ -116,7 +116,6 @@ CHECKER_TEXT = (
     "TracingCheckError text: reftrace's canonical graphs number only unnamed values, from 0 "
     "(torch's Canonicalize numbers every value of the clone, inputs included), and its Node "
     "diff lines keep the graph's 2-space indent (torch prints the bare node)")
-NO_FUNCTION = "needs torch.autograd.Function / prim::PythonOp (reftrace.autograd has no Function)"
 
 
 # == A1: recording, printing, graph API, replay ====================================================
@@ -306,7 +305,6 @@ def _autograd_function(torch):
     return torch.autograd.Function
 
 
-@lacks(NO_FUNCTION)
 def test_inplace_flags(torch):
     """Port of TestTracer.test_inplace_flags (test/jit/test_tracer.py)."""
     Function = _autograd_function(torch)
@@ -350,7 +348,6 @@ def test_inplace_flags(torch):
     keep(anon(trace_graph))
 
 
-@lacks(NO_FUNCTION)
 def test_inplace_check(torch):
     """Port of TestTracer.test_inplace_check (test/jit/test_tracer.py)."""
     Function = _autograd_function(torch)
@@ -376,7 +373,6 @@ def test_inplace_check(torch):
     keep(gtext(ge))
 
 
-@lacks(NO_FUNCTION)
 def test_python_function(torch):
     """Port of TestTracer.test_python_function (test/jit/test_tracer.py)."""
     Function = _autograd_function(torch)
@@ -401,7 +397,6 @@ def test_python_function(torch):
     keep(gtext(fn))
 
 
-@lacks(NO_FUNCTION)
 def test_python_function_tup(torch):
     """Port of TestTracer.test_python_function_tup (test/jit/test_tracer.py)."""
     Function = _autograd_function(torch)

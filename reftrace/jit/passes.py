@@ -58,6 +58,9 @@ def dead_code_elimination(graph):
     # what they alias)
     live_roots = {root.get(v, v) for v in graph.ret.inputs_} | set(graph.param.outputs_)
     live_roots |= {n.outputs_[0] for n in graph if n.kind_ == "prim::GetAttr"}
+    # torch's alias analysis treats a prim::PythonOp conservatively (its inputs and outputs may
+    # alias anything): a later write into one of its inputs stays, as torch keeps it
+    live_roots |= {root.get(i, i) for n in graph if n.kind_ == "prim::PythonOp" for i in n.inputs_}
     node = graph.ret.prev
     while node is not graph.param:
         prev = node.prev
