@@ -1,0 +1,458 @@
+"""torch.autograd.Function: its semantics, and its trace (prim::PythonOp), against torch 2.13.
+
+Each ``prog_*(lib)`` is one program written against a library (torch or reftrace, bound to
+``lib``); it returns what it observed: graph texts (source locations dropped), ``.code``,
+subgraphs, node attributes, tensors (shape, dtype, requires_grad, grad_fn class, values), and
+errors (type and message). ``test_matches_torch[prog]`` runs each program under torch 2.13 and
+under reftrace and compares everything; ``test_runs_without_torch[prog]`` runs the reftrace side
+alone (the suite's torch-free check). Classes are defined inside the programs, so their
+``__module__`` (printed in the node) is this file's under both libraries.
+"""
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import reftrace
+from oracle import requires_torch
+
+try:
+    import torch as _torch
+except ImportError:  # pragma: no cover - exercised on torch-free machines
+    _torch = None
+
+
+# -- what a program observes ----------------------------------------------------------------------
+
+def graph_text(g):
+    return re.sub(r" # .*", "", str(getattr(g, "graph", g)))
+
+
+def seen(v):
+    """A comparable picture of a result: tensors by metadata and values, recursively."""
+    if hasattr(v, "requires_grad") and hasattr(v, "dtype") and hasattr(v, "shape"):
+        fn = v.grad_fn
+        return ("tensor", tuple(v.shape), str(v.dtype), v.requires_grad,
+                None if fn is None else type(fn).__name__,
+                np.round(np.asarray(v.detach().numpy(), dtype=np.float64), 5).tolist())
+    if isinstance(v, (tuple, list)):
+        return type(v).__name__, [seen(e) for e in v]
+    return v
+
+
+def error(fn):
+    """The error ``fn`` raises, as (type name, message)."""
+    try:
+        fn()
+    except Exception as e:  # the error itself is what is compared
+        return type(e).__name__, str(e)
+    return None
+
+
+def python_ops(traced):
+    """Each prim::PythonOp of a trace: name, attributes, cconv, scalars, Subgraph text."""
+    out = []
+    for n in traced.graph.nodes():
+        if n.kind() == "prim::PythonOp":
+            out.append((n.pyname(), n.attributeNames(), n.i("inplace"), n.s("module"), n.cconv(),
+                        [repr(s) for s in n.scalar_args()], graph_text(n.g("Subgraph"))))
+    return out
+
+
+def trace(lib, fn, args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return lib.jit.trace(fn, args, **kwargs)
+
+
+# -- programs: tracing ----------------------------------------------------------------------------
+
+def prog_scalar_arguments(lib):
+    class MyFn(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, a, flag, sizes, name, on):
+            return x + a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None, None, None, None, None
+
+    def fn(x):
+        return MyFn.apply(x + 2, 3.5, None, (1,), "hello", True) + 3
+
+    t = trace(lib, fn, (lib.zeros(2),))
+    x = lib.tensor([1.0, 2.0, 3.0])
+    return [graph_text(t), t.code, graph_text(t.inlined_graph), python_ops(t), seen(t(x))]
+
+
+def prog_tuple_scalar_and_ints(lib):
+    class Scale(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, k, x, shape):
+            return x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return None, g, None
+
+    def fn(x):
+        return Scale.apply(2, x, (2, 3))
+
+    t = trace(lib, fn, (lib.ones(2, 3),))
+    return [graph_text(t), t.code, python_ops(t), seen(t(lib.ones(2, 3)))]
+
+
+def prog_returns_its_input(lib):
+    class Id(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    def fn(x):
+        y = x * 2
+        return Id.apply(y)
+
+    t = trace(lib, fn, (lib.zeros(2),))
+    x = lib.ones(2)
+    out = Id.apply(x)
+    return [graph_text(t), t.code, python_ops(t), seen(t(lib.ones(3))), out is x,
+            out.data_ptr() == x.data_ptr()]
+
+
+def prog_multiple_outputs(lib):
+    class Id(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Two(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x + y, x * 2
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + 2 * g2, g1
+
+    def f(x, y):
+        a = Id.apply(x)
+        b, c = Two.apply(a, y)
+        return b + c
+
+    out = []
+    for rg in (False, True):
+        t = trace(lib, f, (lib.zeros(2, requires_grad=rg), lib.ones(2)))
+        out += [graph_text(t), t.code, python_ops(t)]
+    out.append(seen(t(lib.ones(3), lib.ones(3))))
+    return out
+
+
+def prog_one_tuple_output(lib):
+    class One(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return (x.neg(),)
+
+        @staticmethod
+        def backward(ctx, g):
+            return -g
+
+    def f(x):
+        (y,) = One.apply(x)
+        return y
+
+    t = trace(lib, f, (lib.ones(2),))
+    return [graph_text(t), t.code, python_ops(t), seen(One.apply(lib.ones(2)))]
+
+
+def prog_outputs_in_node_order(lib):
+    class Swap(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            a = x.relu()
+            b = y.sigmoid()
+            return b, a
+
+        @staticmethod
+        def backward(ctx, gb, ga):
+            return ga, gb
+
+    t = trace(lib, lambda x, y: Swap.apply(x, y), (lib.ones(2), lib.ones(3)))
+    return [graph_text(t), t.code, python_ops(t)]
+
+
+def prog_mark_dirty(lib):
+    class Inpl(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x.add_(1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    def g(x):
+        return Inpl.apply(x * 1)
+
+    t = trace(lib, g, (lib.zeros(2),), check_trace=False)
+    graph, _ = lib.jit._get_trace_graph(g, (lib.zeros(2),))
+    forced = trace(lib, g, (lib.zeros(2),), check_trace=False, _force_outplace=True)
+    checked = error(lambda: trace(lib, g, (lib.zeros(2),)))
+    return [graph_text(t), t.code, python_ops(t), graph_text(graph), graph_text(forced),
+            error(lambda: t(lib.zeros(2))), error(lambda: forced(lib.zeros(2))),
+            checked[1].split("\n")[-1]]
+
+
+def prog_non_differentiable_output(lib):
+    class Split(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            a, b = x * 2, x * 3
+            ctx.mark_non_differentiable(b)
+            return a, b
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            return ga
+
+    x = lib.ones(2, requires_grad=True)
+    t = trace(lib, lambda x: Split.apply(x), (x,))
+    a, b = Split.apply(x)
+    return [graph_text(t), python_ops(t), seen(a), seen(b)]
+
+
+def prog_in_a_module(lib):
+    class Neg(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return lib.neg(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            return lib.neg(g)
+
+    class Inner(lib.nn.Module):
+        def forward(self, x):
+            return lib.relu(Neg.apply(x))
+
+    class Outer(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+
+        def forward(self, x):
+            return self.inner(x) * 2
+
+    m = trace(lib, Outer(), (lib.rand(3, 4),))
+    return [graph_text(m), graph_text(m.inner), graph_text(m.inlined_graph), m.inner.code,
+            python_ops(m.inner)]
+
+
+def prog_nested_functions(lib):
+    class Inner(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 3
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    class Outer(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return Inner.apply(x) + 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    t = trace(lib, lambda x: Outer.apply(x), (lib.ones(2),))
+    return [graph_text(t), t.code, python_ops(t)]
+
+
+def prog_traced_size_argument(lib):
+    class Mul(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            return x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    def f(x):
+        return Mul.apply(x, x.shape[0])
+
+    t = trace(lib, f, (lib.ones(2),))
+    return [graph_text(t), t.code, python_ops(t), seen(t(lib.ones(5)))]
+
+
+def prog_interpreter_and_codegen(lib):
+    class Two(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            return x + k, x - k
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + g2, None
+
+    def f(x):
+        a, b = Two.apply(x, 2.5)
+        return a * b
+
+    t = trace(lib, f, (lib.ones(2),))
+    x = lib.tensor([1.0, 2.0, 3.0])
+    out = [seen(t(x))]
+    if lib is reftrace:  # the interpreter runs the same graph to the same result
+        from reftrace.jit.interpreter import Interpreter
+        out.append(seen(Interpreter(t.graph).run(x)))
+    else:
+        out.append(seen(t(x)))
+    return out
+
+
+# -- programs: eager semantics --------------------------------------------------------------------
+
+def prog_needs_input_grad(lib):
+    seen_flags = []
+
+    class F(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k, y):
+            seen_flags.append((ctx.needs_input_grad, lib.is_grad_enabled()))
+            return x * k + y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None, g
+
+    x, y = lib.ones(2, requires_grad=True), lib.ones(2)
+    out = [seen(F.apply(x, 2, y)), seen(F.apply(y, 2, y))]
+    with lib.no_grad():
+        out.append(seen(F.apply(x, 2, y)))
+    return out + [seen_flags]
+
+
+def prog_setup_context(lib):
+    class Mul(lib.autograd.Function):
+        @staticmethod
+        def forward(x, k=3):
+            return x * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.k = inputs[1]
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.k, None
+
+    x = lib.ones(2, requires_grad=True)
+    y = Mul.apply(x)
+    t = trace(lib, lambda x: Mul.apply(x), (lib.ones(2),))
+    return [seen(y), graph_text(t), python_ops(t)]
+
+
+def prog_misuse_errors(lib):
+    class SaveInt(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(3)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class DirtyNotReturned(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x * 2
+            ctx.mark_dirty(y)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class LeafInplace(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x.add_(1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class NoForward(lib.autograd.Function):
+        pass
+
+    x = lib.ones(2, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        instance = SaveInt()
+    return [error(lambda: SaveInt.apply(x)), error(lambda: DirtyNotReturned.apply(x)),
+            error(lambda: LeafInplace.apply(x)), error(lambda: NoForward.apply(x)),
+            error(lambda: instance(x)), type(SaveInt._backward_cls).__name__,
+            SaveInt._backward_cls.__name__]
+
+
+PROGRAMS = {name[len("prog_"):]: fn for name, fn in sorted(globals().items())
+            if name.startswith("prog_")}
+
+
+def _run(lib, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return PROGRAMS[name](lib)
+
+
+@requires_torch
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_matches_torch(name):
+    expected = _run(_torch, name)
+    got = _run(reftrace, name)
+    assert len(got) == len(expected)
+    for i, (g, e) in enumerate(zip(got, expected)):
+        assert g == e, f"item {i} differs:\n{g}\n---- torch 2.13:\n{e}"
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_runs_without_torch(name):
+    assert _run(reftrace, name)
+
+
+def test_pythonop_node_api():
+    """The node's Python API (python_ir.cpp): pyname, cconv, scalar_args, the Subgraph."""
+    class Add(reftrace.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            return x + k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    t = trace(reftrace, lambda x: Add.apply(x, 2), (reftrace.ones(2),))
+    node = t.graph.findNode("prim::PythonOp")
+    assert (node.pyname(), node.cconv(), node.scalar_args()) == ("Add", "dc", [2])
+    assert node.pyobj() == Add.apply
+    sub = node.g("Subgraph")
+    assert [n.kind() for n in sub.nodes()] == ["prim::Constant", "prim::Constant", "aten::add"]
+    # the graph copy keeps the node's class and Python data (the checker and inliner copy graphs)
+    copied = t.graph.copy().findNode("prim::PythonOp")
+    assert (copied.pyname(), copied.cconv(), copied.scalar_args()) == ("Add", "dc", [2])
