@@ -323,6 +323,35 @@ def prog_interpreter_and_codegen(lib):
     return out
 
 
+def prog_non_tensor_outputs(lib):
+    class N(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, None, 3
+
+        @staticmethod
+        def backward(ctx, g, a, b):
+            return g
+
+    class Maybe(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return 3 if x.numel() > 5 else x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    def last_lines(e, n=3):  # torch prefixes its interpreter's traceback
+        return None if e is None else (e[0], "\n".join(e[1].split("\n")[-n:]).replace("\t", ""))
+
+    checked = error(lambda: trace(lib, lambda y: N.apply(y)[0], (lib.ones(2),)))
+    t = trace(lib, lambda y: N.apply(y)[0], (lib.ones(2),), check_trace=False)
+    m = trace(lib, lambda y: Maybe.apply(y), (lib.ones(2),))
+    return [last_lines(checked), graph_text(t), t.code, seen(N.apply(lib.ones(2))),
+            last_lines(error(lambda: m(lib.ones(7))))]
+
+
 # -- programs: eager semantics --------------------------------------------------------------------
 
 def prog_needs_input_grad(lib):
@@ -456,3 +485,24 @@ def test_pythonop_node_api():
     # the graph copy keeps the node's class and Python data (the checker and inliner copy graphs)
     copied = t.graph.copy().findNode("prim::PythonOp")
     assert (copied.pyname(), copied.cconv(), copied.scalar_args()) == ("Add", "dc", [2])
+
+
+def test_forward_using_an_untraced_value_is_refused_clearly():
+    """A forward computing with a traced tensor that is not one of apply's arguments cannot be
+    copied into the Subgraph: torch fails with a bare 'unordered_map::at'; reftrace says what
+    was wrong and what to do (spec AG-12)."""
+    w = reftrace.ones(2)
+
+    class C(reftrace.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * w
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    with pytest.raises(RuntimeError, match="its forward used the traced value %w, which is not "
+                                           "one of its inputs"):
+        trace(reftrace, lambda x, w: C.apply(x), (reftrace.ones(2), w))
+

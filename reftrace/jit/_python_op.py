@@ -169,4 +169,25 @@ def run_python_op(node, tensors):
     tensors = iter(tensors)
     scalars = iter(node.scalar_args_)
     args = [next(tensors) if c == "d" else next(scalars) for c in node.cconv_]
-    return node.pyobj_(*args)
+    return _checked_return(node, node.pyobj_(*args))
+
+
+def _checked_return(node, value):
+    """returnToIValue: the result must fit the node's output type (a Tensor, or a tuple of them;
+    None passes as an undefined tensor), as torch's interpreter checks it."""
+    typ = node.outputs_[0].type_
+    if isinstance(typ, T.TupleType):
+        ok = isinstance(value, tuple) and len(value) == len(typ.elems)
+        bad = None if not ok else next((v for v in value if not _tensor_or_none(v)), None)
+    else:
+        ok, bad = True, None if _tensor_or_none(value) else value
+    if not ok or bad is not None:
+        detail = f"\nCast error details: Unable to cast {bad!r} to Tensor" if ok else ""
+        raise RuntimeError(
+            f" expected value of type {T.erase_shape(typ)} for return value but instead got value "
+            f"of type {type(value).__name__}.\nValue: {value!r}{detail}")
+    return value
+
+
+def _tensor_or_none(v):
+    return v is None or isinstance(v, Tensor)
