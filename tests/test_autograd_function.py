@@ -342,8 +342,9 @@ def prog_non_tensor_outputs(lib):
         def backward(ctx, g):
             return g
 
-    def last_lines(e, n=3):  # torch prefixes its interpreter's traceback
-        return None if e is None else (e[0], "\n".join(e[1].split("\n")[-n:]).replace("\t", ""))
+    def last_lines(e, n=2):  # torch prefixes its interpreter's traceback
+        lines = e[1].rstrip("\n").replace("\t", "").split("\n")
+        return e[0], "\n".join(lines[-n:])
 
     checked = error(lambda: trace(lib, lambda y: N.apply(y)[0], (lib.ones(2),)))
     t = trace(lib, lambda y: N.apply(y)[0], (lib.ones(2),), check_trace=False)

@@ -39,8 +39,11 @@ def error(fn):
 
 
 def _linear(lib):
-    lib.manual_seed(0)
-    return lib.nn.Linear(3, 2)
+    m = lib.nn.Linear(3, 2)
+    with lib.no_grad():  # fixed weights: the two libraries' random initialisations differ
+        m.weight.copy_(lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]))
+        m.bias.copy_(lib.tensor([0.1, -0.2]))
+    return m
 
 
 def prog_full_hook_sees_input_and_output_grads(lib):
