@@ -12,7 +12,8 @@ from ._device import (device, strided, contiguous_format, preserve_format, chann
                       channels_last_3d)
 from ._tensor import Tensor, Size
 from . import autograd
-from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
+                       is_inference_mode_enabled)
 from . import ops
 from ._creation import *  # noqa: F401,F403  tensor, as_tensor, from_numpy
 from ._factories import *  # noqa: F401,F403  zeros, ones, ... (requires_grad=); Tensor.to, .float(), .type()

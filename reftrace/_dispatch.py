@@ -6,10 +6,11 @@
 The tracer hooks in here and nowhere else: it sees the op overload, the bound arguments (every
 schema argument materialised) and the results. Kernels never know whether they are traced.
 
-requires_grad is decided here too, once for all ops: a floating/complex result requires grad
-when grad mode is on and any tensor argument requires grad (torch's autograd rule for
-differentiable ops); ops registered with ``differentiable=False`` (detach, comparisons' integral
-outputs are covered by the dtype rule) never do.
+Autograd is decided here too, once for all ops: when grad mode is on and any tensor argument
+requires grad, the call goes through ``autograd._variable_type.record``, which runs the kernel and
+gives the floating/complex results a grad_fn (torch's VariableType layer); ops registered with
+``differentiable=False`` (detach, argmax ...) never do. Calls on tensors that do not require grad
+pay one loop over the tensor arguments.
 """
 import threading
 
@@ -33,8 +34,8 @@ def dispatch(op, args):
 
 
 def run_kernel(op, args):
-    """Call the kernel and apply the requires_grad rule (shared by eager, tracer, interpreter)."""
-    result = op.kernel(*args)
+    """Call the kernel; when grad mode is on and a tensor argument requires grad, through
+    autograd, which records the call's grad_fn (shared by eager, tracer, interpreter)."""
     if op.differentiable and GRAD.enabled:
         # only the Tensor-typed parameters can require grad (precomputed per overload)
         for i in op.tensor_slots:
@@ -42,18 +43,12 @@ def run_kernel(op, args):
             if a is None:
                 continue
             if type(a) is list:
-                if any(e is not None and e.requires_grad for e in a):
-                    _mark_requires_grad(result)
-                    break
+                for e in a:
+                    if e is not None and e.requires_grad:
+                        return record(op, args)
             elif a.requires_grad:
-                _mark_requires_grad(result)
-                break
-    return result
+                return record(op, args)
+    return op.kernel(*args)
 
 
-def _mark_requires_grad(result):
-    if type(result) in (tuple, list):
-        for r in result:
-            _mark_requires_grad(r)
-    elif hasattr(result, "requires_grad") and (result.dtype.is_floating_point or result.dtype.is_complex):
-        result.requires_grad = True
+from .autograd._variable_type import record  # noqa: E402  (autograd imports grad mode from here)

@@ -18,6 +18,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import CPU
 from ._dispatch import STATE
+from .autograd.grad_mode import STATE as _GRAD
 from ._frames import python_level
 from reftrace_backends import get_backend
 
@@ -59,7 +60,16 @@ def xp_of(t):
 
 class Tensor:
     __slots__ = ("_array", "dtype", "device", "requires_grad", "_stride", "_base", "_wrapped",
-                 "_tv", "grad", "_version", "__weakref__", "__dict__")
+                 "_tv", "_grad", "_vc", "__weakref__", "__dict__")
+
+    # Autograd state lives in the instance __dict__ only once a tensor takes part in autograd:
+    # tensors that never do pay nothing for it (these class attributes are the defaults).
+    _grad_fn = None        # the Node that produced this tensor (None: a leaf)
+    _output_nr = 0         # which output of _grad_fn this tensor is
+    _retains_grad = False  # retain_grad() was called on this non-leaf
+    _hooks = None          # register_hook's hooks on a leaf, in registration order
+    _grad_acc = None       # weakref to the leaf's AccumulateGrad node (torch caches it weakly)
+    _view_meta = None      # (base, node-maker) of a differentiable view, for in-place rebase
 
     # -- construction -----------------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
@@ -134,12 +144,79 @@ class Tensor:
         return self._array.shape
 
     @property
+    def layout(self):
+        from ._device import strided
+        return strided  # reftrace has dense tensors only
+
+    @property
     def is_cuda(self):
         return self.device.type == "cuda"
 
+    # -- autograd (reftrace/autograd: the engine; the methods here are torch's Tensor API) --------
+    @property
+    def _version(self):
+        # torch's version counter, shared by a tensor, its views and its detach()es
+        return self._vc[0]
+
+    @_version.setter
+    def _version(self, value):
+        self._vc[0] = value
+
     @property
     def is_leaf(self):
-        return True  # autograd history is not modelled yet: every tensor is a leaf
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        from .autograd._variable_type import grad_fn_of
+        return grad_fn_of(self)
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self.requires_grad:
+            from .autograd._variable_type import warn_non_leaf_grad
+            warn_non_leaf_grad()
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        from .autograd._variable_type import check_grad_assignment
+        check_grad_assignment(self, value)
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    def retain_grad(self):
+        from .autograd._variable_type import retain_grad
+        retain_grad(self)
+
+    def register_hook(self, hook):
+        from .autograd._variable_type import register_hook
+        return register_hook(self, hook)
+
+    def conj(self):
+        """torch's Tensor.conj: a real tensor is its own conjugate (``x.conj() is x``), which is
+        all the derivative formulas need of it for real dtypes."""
+        if not self.dtype.is_complex:
+            return self
+        from .ops import PACKETS
+        if "aten::conj" in PACKETS:
+            return PACKETS["aten::conj"](self)
+        raise NotImplementedError("conj of a complex tensor is not implemented in reftrace yet")
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def is_floating_point(self):
         return self.dtype.is_floating_point
@@ -151,9 +228,14 @@ class Tensor:
         return -1 if self.device.type == "cpu" else (self.device.index or 0)
 
     def requires_grad_(self, requires_grad=True):
+        if self._grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
-        self.requires_grad = requires_grad
+        self.requires_grad = bool(requires_grad)
         return self
 
     @property
@@ -382,8 +464,8 @@ def _init(t, array, dtype, device, stride=None, base=None, wrapped=False):
     t._base = base
     t._wrapped = wrapped
     t._tv = None
-    t.grad = None
-    t._version = 0
+    t._grad = None
+    t._vc = [0]
     return t
 
 
@@ -403,8 +485,8 @@ def _fresh(array, dtype, device=CPU):
     t._base = None
     t._wrapped = False
     t._tv = None
-    t.grad = None
-    t._version = 0
+    t._grad = None
+    t._vc = [0]
     return t
 
 
@@ -422,13 +504,22 @@ def _view_of(base, array, stride, dtype=None):
     stride = tuple(stride)
     _init(t, array, dtype or base.dtype, base.device,
           None if stride == contiguous_strides(array.shape) else stride, root)
-    t.requires_grad = base.requires_grad
+    t._vc = root._vc  # views share their base's version counter
+    if base.requires_grad:
+        # a view of a tensor that requires grad requires grad, even made under no_grad (torch);
+        # made so, it may not be modified in place with grad on (see autograd check_inplace)
+        t.requires_grad = True
+        if not _GRAD.enabled:
+            t._view_meta = "no_grad"
     return t
 
 
 def _detached_alias(t):
+    """torch's ``.data``: same data, no autograd history, a version counter of its own."""
     a = _view_of(t, t._array, t.stride())
+    a._vc = [0]
     a.requires_grad = False
+    a._view_meta = False  # not an autograd view
     return a
 
 

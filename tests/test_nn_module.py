@@ -93,7 +93,8 @@ def test_parameter_shares_data_and_requires_grad():
     p = rnn.Parameter(t)
     assert p.requires_grad and not t.requires_grad
     assert p.data_ptr() == t.data_ptr()
-    p.fill_(2.0)  # in place: visible through the wrapped tensor
+    with reftrace.no_grad():  # a leaf that requires grad: in place only without grad (D10)
+        p.fill_(2.0)  # in place: visible through the wrapped tensor
     assert t.tolist() == [2.0, 2.0, 2.0]
     assert isinstance(p + 1, reftrace.Tensor) and not isinstance(p + 1, rnn.Parameter)
     assert not rnn.Parameter(t, requires_grad=False).requires_grad

@@ -37,6 +37,7 @@ from .. import _tensor  # (a module: reftrace._tensor imports this package while
 from ..utils import hooks
 from .._frames import python_level
 from .grad_mode import STATE as GRAD, no_grad
+from .graph import Node
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "once_differentiable"]
 
@@ -78,62 +79,82 @@ class _HookMixin:
         return backward_hooks, handle
 
 
-class _FunctionBase:
-    """torch._C._FunctionBase: the per-call state of a Function (ctx and graph node at once)."""
+class _FunctionBase(Node):
+    """torch._C._FunctionBase: the per-call state of a Function, which is both the ``ctx``
+    forward and backward see and the node of the autograd graph (torch's PyNode): one edge per
+    tensor argument, one gradient per output."""
 
     def __init__(self):
+        super().__init__(())
         self.to_save = None
         self.dirty_tensors = None
         self.non_differentiable = None
         self.materialize_grads = True
         self.needs_input_grad = ()
-        self._saved = None          # [(tensor, version)] once forward has run
+        self._saved = None          # SavedVariables of save_for_backward, once forward has run
         self._saved_freed = False
         self._is_tensor_input = ()  # per forward argument: was it a tensor
-        self._input_meta = ()       # per forward argument: (shape, dtype, device) of tensors
-        self._output_meta = ()      # per output: (shape, dtype, device) or None
+        self._input_meta = ()       # per tensor argument: (shape, dtype, device), for the engine
+        self._output_meta = ()      # per output: (shape, dtype, device), or None for non-tensors
+        self._n_out = 0
 
     @property
     def saved_tensors(self):
-        """The tensors given to save_for_backward, checked against in-place changes since."""
+        """The tensors given to save_for_backward (unpacking checks their versions)."""
         if self._saved_freed:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the "
-                "graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or "
-                "if you need to access saved tensors after calling backward.")
+            raise RuntimeError(_FREED)
         if self._saved is None:
             return ()
-        out = []
-        for t, version in self._saved:
-            if t is not None and t._version != version:
-                raise RuntimeError(_modified_message(t, version, self))
-            out.append(t)
-        return tuple(out)
+        return tuple(None if v is None else v.unpack() for v in self._saved)
 
     saved_variables = saved_tensors
 
-    def _free_saved(self):
-        """What backward without retain_graph does to the node's saved tensors."""
-        if self._saved is not None:
-            self._saved_freed = True
+    def release(self):
+        """backward without retain_graph frees what was saved (release_variables)."""
+        self._saved = None
+        self._saved_freed = True
 
-    def name(self):
-        return type(self).__name__
+    def _engine_apply(self, grads):
+        """PyNode::apply: the output gradients (zeros for missing ones, unless
+        set_materialize_grads(False)) go to the user's backward; its result must hold one
+        gradient per forward argument, None for non-tensors."""
+        if self.materialize_grads:
+            grads = [_zeros(meta) if g is None and meta is not None else g
+                     for g, meta in zip(grads, self._output_meta)]
+        result = self._get_user_fn()(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_inputs = len(self._is_tensor_input)
+        if len(result) > n_inputs and all(r is None for r in result[n_inputs:]):
+            result = result[:n_inputs]  # too many results are fine, when they are all None
+        if len(result) != n_inputs:
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {n_inputs}, got {len(result)})")
+        out = []
+        for i, (g, is_tensor) in enumerate(zip(result, self._is_tensor_input)):
+            if not is_tensor:
+                if g is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {i + 1}, but the corresponding forward input was not a Variable")
+                continue
+            if g is not None and not isinstance(g, _tensor.Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+            out.append(g)
+        return out
 
 
-def _modified_message(t, expected, node):
-    shape = ", ".join(str(s) for s in t.shape_tuple)
-    return ("one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{_legacy_type(t)} [{shape}]] is at version {t._version}; "
-            f"expected version {expected} instead. Hint: enable anomaly detection to find the "
-            "operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True).")
+_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+          "after they have already been freed). Saved intermediate values of the graph are freed "
+          "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+          "backward through the graph a second time or if you need to access saved tensors after "
+          "calling backward.")
 
 
-def _legacy_type(t):
-    return t.type()  # 'torch.FloatTensor'
+def _zeros(meta):
+    import reftrace  # lazy: reftrace imports this package while it loads
+    shape, dtype, device = meta
+    return reftrace.zeros(list(shape), dtype=dtype, device=device)
 
 
 class BackwardCFunction(_FunctionBase, FunctionCtx, _HookMixin):
@@ -150,7 +171,11 @@ class BackwardCFunction(_FunctionBase, FunctionCtx, _HookMixin):
         return vjp_fn if vjp_fn is not Function.vjp else backward_fn
 
     def apply(self, *args):
-        """Run the user's backward (what the engine calls with the output gradients)."""
+        """``grad_fn.apply(*grad_outputs)``: the user's backward. The engine calls
+        ``apply(grads, needed)`` with a list, which no user call passes (gradients are tensors):
+        that call goes through PyNode's checks (``_engine_apply``)."""
+        if args and type(args[0]) is list:
+            return self._engine_apply(args[0])
         return self._get_user_fn()(self, *args)
 
 
@@ -243,8 +268,11 @@ def _function_apply(cls, args, kwargs):
     tensor_args = [a for a in args if isinstance(a, _tensor.Tensor)]
     ctx.needs_input_grad = tuple(isinstance(a, _tensor.Tensor) and a.requires_grad for a in args)
     ctx._is_tensor_input = tuple(isinstance(a, _tensor.Tensor) for a in args)
-    ctx._input_meta = tuple(_meta(a) if isinstance(a, _tensor.Tensor) else None for a in args)
     is_executable = GRAD.enabled and any(t.requires_grad for t in tensor_args)
+    if is_executable:
+        from ._variable_type import gradient_edge
+        ctx._next = tuple(gradient_edge(t) for t in tensor_args)
+        ctx._input_meta = [_meta(t) for t in tensor_args]
 
     tracer = STATE.tracer
     node = None
@@ -282,6 +310,7 @@ def _process_outputs(cls, ctx, args, raw, is_executable, node, tracer):
         outputs[i] = _set_history(ctx, out, i, len(outputs), is_input, is_modified,
                                   is_differentiable, is_executable)
     ctx._output_meta = tuple(_meta(o) if isinstance(o, _tensor.Tensor) else None for o in outputs)
+    ctx._n_out = len(outputs)
     if node is not None:
         from ..jit._python_op import post_record
         post_record(tracer, node, cls, outputs, bool(ctx.dirty_tensors), unpack_output)
@@ -345,11 +374,22 @@ def _set_history(ctx, var, output_nr, num_outputs, is_input, is_modified, is_dif
 
 
 def _set_gradient_edge(var, ctx, output_nr):
-    var.requires_grad = True
+    from ._variable_type import _set_history
+    _set_history(var, ctx, output_nr)
+    if var._base is not None:
+        # a view forward made (or the view_as of a returned input): its grad_fn is this node,
+        # not one regenerated from its base (torch's CreationMeta::IN_CUSTOM_FUNCTION)
+        var._view_meta = True
 
 
 def _rebase_history(var, ctx, output_nr):
-    var.requires_grad = True
+    """A tensor forward modified in place now has this node as its history (through its
+    base's CopySlices when it is a view, as an in-place op on a view does)."""
+    from ._variable_type import _set_history, _set_inplace_history
+    if var._base is not None:
+        _set_inplace_history(var, ctx)
+    else:
+        _set_history(var, ctx, output_nr)
 
 
 def _check_saved(to_save):
@@ -360,29 +400,52 @@ def _check_saved(to_save):
 
 
 def _save_variables(ctx):
+    """The tensors of save_for_backward, with their versions; an output of this very call is
+    saved as one (an in-place change to it later names this node in the error)."""
+    from ._derivatives import SavedVariable
     to_save = ctx.to_save
     if to_save is None:
         return
     _check_saved(to_save)
-    ctx._saved = [(t, t._version if t is not None else 0) for t in to_save]
+    ctx._saved = [None if t is None else SavedVariable(t, t._grad_fn is ctx, ctx) for t in to_save]
     ctx.to_save = None
 
 
 # -- once_differentiable ------------------------------------------------------------------------
 
+class Error(Node):
+    """A node whose backward raises (torch's Error node): the history of @once_differentiable
+    results."""
+    __slots__ = ("msg",)
+
+    def __init__(self, msg, next_edges):
+        super().__init__(next_edges)
+        self.msg = msg
+
+    def apply(self, grads, needed=None):
+        raise RuntimeError(self.msg)
+
+
 class DelayedError:
-    """torch.autograd._functions.DelayedError's C++ node: outputs whose backward raises."""
+    """torch.autograd._functions.DelayedError: calling it on tensors gives aliases of them whose
+    grad_fn is an ``Error`` node raising ``msg``."""
 
     def __init__(self, msg, num_inputs):
         self.msg = msg.decode() if isinstance(msg, bytes) else msg
         self.num_inputs = num_inputs
 
     def __call__(self, *inputs):
-        return _delayed_error_outputs(self, inputs)
-
-
-def _delayed_error_outputs(err, inputs):
-    return inputs[0] if len(inputs) == 1 else tuple(inputs)
+        from ._variable_type import _set_history, gradient_edge
+        node = Error(self.msg, [gradient_edge(t) for t in inputs])
+        outputs = []
+        for i, t in enumerate(inputs):
+            if t is None:
+                outputs.append(None)
+                continue
+            out = t.detach()
+            _set_history(out, node, i)
+            outputs.append(out)
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
 def once_differentiable(fn):

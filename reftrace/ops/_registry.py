@@ -225,6 +225,7 @@ class OpOverload:
         # until one is declared: the autograd engine reads it, nothing else does
         self.derivatives = None
         self.output_differentiability = None
+        self.composite = None  # the decomposition autograd records instead (see ``composite``)
         self.is_inplace = schema.is_inplace or schema.is_out
         self.is_view = schema.is_view
         base = schema.name.split("::")[1]
@@ -447,6 +448,23 @@ def derivatives(overload, formulas, output_differentiability=None):
     if output_differentiability is not None:
         overload.output_differentiability = tuple(output_differentiability)
     return overload
+
+
+def composite(overload):
+    """Decorate the decomposition of an op torch implements as CompositeImplicitAutograd (no
+    derivatives.yaml entry: its autograd graph is made by the ops it calls).
+
+        @composite(linear)
+        def _(input, weight, bias):
+            return addmm(bias, input, weight.t()) if input.dim() == 2 and bias is not None ...
+
+    The decomposition receives the kernel's arguments and calls reftrace ops. Autograd runs it
+    instead of the kernel when the call records a gradient, so ``grad_fn`` chains are torch's
+    (``linear`` -> ``AddmmBackward0``); eager calls without grad and traced graphs are unchanged."""
+    def register(fn):
+        overload.composite = fn
+        return fn
+    return register
 
 
 def get_packet(name):

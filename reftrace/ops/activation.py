@@ -19,7 +19,7 @@ from .. import _dtype as D
 from .._tensor import _fresh, _wrap_dim, xp_of
 from ._pointwise_helpers import write_inplace
 from ._iter import pointwise_result
-from ._registry import op
+from ._registry import composite, derivatives, op
 from .reduction import empty_like_layout, not_implemented
 
 
@@ -93,6 +93,9 @@ def _clamp(self, lo, hi, name):
 @op("relu(Tensor self) -> Tensor", variants=("function", "method"))
 def relu(self):
     return _clamp(self, 0, None, "relu")
+
+
+derivatives(relu, {"self": "threshold_backward(grad, result, 0)"})
 
 
 @op("relu6(Tensor self) -> Tensor", variants=())
@@ -273,11 +276,30 @@ def log_softmax(self, dim, dtype):
     return _softmax_int(self, dim, dtype, log=True)
 
 
+@composite(softmax)
+def _softmax_composite(self, dim, dtype):
+    # SoftMax.cpp softmax: with dtype, convert then _softmax (no half_to_float)
+    x = self if dtype is None else self.to(dtype)
+    return _softmax(x, dim, False)
+
+
+@composite(log_softmax)
+def _log_softmax_composite(self, dim, dtype):
+    x = self if dtype is None else self.to(dtype)
+    return _log_softmax(x, dim, False)
+
+
 @op("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor")
 def _softmax(self, dim, half_to_float):
     return _softmax_impl(self, dim, half_to_float, log=False)
 
 
+derivatives(_softmax, {"self": "_softmax_backward_data(grad, result, dim, self.dtype)"})
+
+
 @op("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor")
 def _log_softmax(self, dim, half_to_float):
     return _softmax_impl(self, dim, half_to_float, log=True)
+
+
+derivatives(_log_softmax, {"self": "_log_softmax_backward_data(grad, result, dim, self.dtype)"})

@@ -22,7 +22,7 @@ from .._promotion import check_inplace_cast, result_type
 from .._tensor import Tensor, _data_ptr, _fresh, scalar_to_tensor, xp_of
 from ._iter import broadcast_shapes, pointwise_result
 from ._pointwise_helpers import as_np, binary, float_of, unary, write_inplace
-from ._registry import PACKETS, op
+from ._registry import PACKETS, derivatives, op
 from .casts import CPP_NAMES, checked_scalar as _checked_real, is_non_overlapping_and_dense
 from .reduction import not_implemented
 
@@ -254,8 +254,11 @@ def add(self, other, alpha):
     return binary(self, other, np.add) if _is_one(alpha) else _axpy(self, other, alpha)
 
 
-add_ = op("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-          variants=("method",))(inplace(add.kernel))
+_ADD = {"self": "handle_r_to_c(self.dtype, grad)",
+        "other": "handle_r_to_c(other.dtype, maybe_multiply(grad, alpha.conjugate()))"}
+derivatives(add, _ADD)
+add_ = derivatives(op("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+                      variants=("method",))(inplace(add.kernel)), _ADD)
 
 
 def _sub_check(a, b, *_):
@@ -291,14 +294,23 @@ def _rsub_scalar(self, other, alpha):
     return _sub(_wrap(other, self), self, alpha)
 
 
-sub = op("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", variants=_FM)(_sub)
-op("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", variants=_FM)(_sub_scalar)
-op("sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-   variants=("method",))(inplace(_sub, before=_sub_check))
-op("sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-   variants=("method",))(inplace(_sub_scalar, before=lambda a, b, *_: _sub_check(a, _wrap(b, a))))
-op("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")(_rsub)
-op("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor")(_rsub_scalar)
+_SUB = {"self": "handle_r_to_c(self.dtype, grad)",
+        "other": "handle_r_to_c(other.dtype, maybe_multiply(-grad, alpha.conjugate()))"}
+_SUB_SCALAR = {"self": "handle_r_to_c(self.dtype, grad)"}
+sub = derivatives(op("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+                     variants=_FM)(_sub), _SUB)
+derivatives(op("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", variants=_FM)(
+    _sub_scalar), _SUB_SCALAR)
+derivatives(op("sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+               variants=("method",))(inplace(_sub, before=_sub_check)), _SUB)
+derivatives(op("sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+               variants=("method",))(
+    inplace(_sub_scalar, before=lambda a, b, *_: _sub_check(a, _wrap(b, a)))), _SUB_SCALAR)
+derivatives(op("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")(_rsub), {
+    "self": "handle_r_to_c(self.dtype, maybe_multiply(-grad, alpha.conjugate()))",
+    "other": "handle_r_to_c(other.dtype, grad)"})
+derivatives(op("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor")(_rsub_scalar), {
+    "self": "handle_r_to_c(self.dtype, maybe_multiply(-grad, alpha.conjugate()))"})
 
 
 @op("mul.Tensor(Tensor self, Tensor other) -> Tensor", variants=("function", "method"))
@@ -307,8 +319,11 @@ def mul(self, other):
     return binary(self, other, np.multiply)
 
 
-mul_ = op("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants=("method",))(
-    inplace(mul.kernel))
+_MUL = {"self": "mul_tensor_backward(grad, other, self.dtype)",
+        "other": "mul_tensor_backward(grad, self, other.dtype)"}
+derivatives(mul, _MUL)
+mul_ = derivatives(op("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+                      variants=("method",))(inplace(mul.kernel)), _MUL)
 
 
 # -- division -------------------------------------------------------------------------------------
@@ -360,19 +375,27 @@ def _floor_divide(self, other):
     return _div_mode(self, other, "floor")
 
 
-div = op("div.Tensor(Tensor self, Tensor other) -> Tensor", variants=_FM)(_true_divide)
-op("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", variants=_FM)(_div_mode)
-op("div.Scalar(Tensor self, Scalar other) -> Tensor", variants=_FM)(
-    lambda self, other: _true_divide(self, _wrap(other, self)))
-op("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",
-   variants=_FM)(_div_scalar_mode)
-op("div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants=("method",))(inplace(_true_divide))
-op("div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)",
-   variants=("method",))(inplace(_div_mode))
-op("div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", variants=("method",))(
-    inplace(lambda self, other: _true_divide(self, _wrap(other, self))))
-op("div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)",
-   variants=("method",))(inplace(_div_scalar_mode))
+_DIV = {"self": "div_tensor_self_backward(grad, other, self.dtype)",
+        "other": "div_tensor_other_backward(grad, self, other)"}
+_DIV_MODE = {"self": "div_tensor_self_backward(grad, other, self.dtype, rounding_mode)",
+             "other": "div_tensor_other_backward(grad, self, other, rounding_mode)"}
+_DIV_SCALAR = {"self": "div_tensor_self_backward(grad, other, self.dtype)"}
+_DIV_SCALAR_MODE = {"self": "div_tensor_self_backward(grad, other, self.dtype, rounding_mode)"}
+div = derivatives(op("div.Tensor(Tensor self, Tensor other) -> Tensor", variants=_FM)(_true_divide), _DIV)
+derivatives(op("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+               variants=_FM)(_div_mode), _DIV_MODE)
+derivatives(op("div.Scalar(Tensor self, Scalar other) -> Tensor", variants=_FM)(
+    lambda self, other: _true_divide(self, _wrap(other, self))), _DIV_SCALAR)
+derivatives(op("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",
+               variants=_FM)(_div_scalar_mode), _DIV_SCALAR_MODE)
+derivatives(op("div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants=("method",))(
+    inplace(_true_divide)), _DIV)
+derivatives(op("div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)",
+               variants=("method",))(inplace(_div_mode)), _DIV_MODE)
+derivatives(op("div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", variants=("method",))(
+    inplace(lambda self, other: _true_divide(self, _wrap(other, self)))), _DIV_SCALAR)
+derivatives(op("div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)",
+               variants=("method",))(inplace(_div_scalar_mode)), _DIV_SCALAR_MODE)
 # true_divide is div: the tracer's NormalizeOps pass records it as aten::div
 register_binary("true_divide", _true_divide)
 floor_divide = register_binary("floor_divide", _floor_divide, ("", "Scalar"))

@@ -26,7 +26,7 @@ from .._device import channels_last, contiguous_format, preserve_format
 from .._tensor import Tensor, _fresh, _init, _new, _strided, contiguous_strides, xp_of_device
 from ._iter import empty_strided_array, output_strides
 from ._pointwise_helpers import write_inplace
-from ._registry import op
+from ._registry import composite, derivatives, op
 from reftrace_backends import cuda_is_available, get_backend
 
 
@@ -217,14 +217,29 @@ def _to_copy(self, dtype, layout, device, pin_memory, non_blocking, memory_forma
     return wrap_copy(data, dtype, device, layout_strides(self, memory_format))
 
 
-def _to(self, dtype, device, copy, memory_format):
-    """to_impl: ``self`` itself when nothing changes (to_will_alias), else a _to_copy."""
-    if (not copy and (dtype is None or dtype is self.dtype)
+derivatives(_to_copy, {"self": "_to_copy_backward(grad, self)"})
+
+
+def _to_will_alias(self, dtype, device, copy, memory_format):
+    return (not copy and (dtype is None or dtype is self.dtype)
             and (device is None or _same_device(device, self.device))
             and (memory_format is None or memory_format is preserve_format
-                 or suggest_memory_format(self) is memory_format)):
+                 or suggest_memory_format(self) is memory_format))
+
+
+def _to(self, dtype, device, copy, memory_format):
+    """to_impl: ``self`` itself when nothing changes (to_will_alias), else a _to_copy."""
+    if _to_will_alias(self, dtype, device, copy, memory_format):
         return self
     return _to_copy.kernel(self, dtype, None, device, None, False, memory_format)
+
+
+def _to_composite(self, dtype, device, non_blocking, copy, memory_format):
+    """to_impl as autograd sees it: self, or a recorded _to_copy (ToCopyBackward0)."""
+    if _to_will_alias(self, dtype, device, copy, memory_format):
+        return self
+    return _to_copy(self, dtype=dtype, device=device, non_blocking=non_blocking,
+                    memory_format=memory_format)
 
 
 @op("to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, "
@@ -233,16 +248,31 @@ def to_device(self, device, dtype, non_blocking, copy, memory_format):
     return _to(self, dtype, device, copy, memory_format)
 
 
+@composite(to_device)
+def _to_device_composite(self, device, dtype, non_blocking, copy, memory_format):
+    return _to_composite(self, dtype, device, non_blocking, copy, memory_format)
+
+
 @op("to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, "
     "MemoryFormat? memory_format=None) -> Tensor(a)", variants=("method",))
 def to_dtype(self, dtype, non_blocking, copy, memory_format):
     return _to(self, dtype, None, copy, memory_format)
 
 
+@composite(to_dtype)
+def _to_dtype_composite(self, dtype, non_blocking, copy, memory_format):
+    return _to_composite(self, dtype, None, non_blocking, copy, memory_format)
+
+
 @op("to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, "
     "MemoryFormat? memory_format=None) -> Tensor(a)", variants=("method",))
 def to_other(self, other, non_blocking, copy, memory_format):
     return _to(self, other.dtype, other.device, copy, memory_format)
+
+
+@composite(to_other)
+def _to_other_composite(self, other, non_blocking, copy, memory_format):
+    return _to_composite(self, other.dtype, other.device, non_blocking, copy, memory_format)
 
 
 @op("to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, "
@@ -252,10 +282,21 @@ def to_dtype_layout(self, dtype, layout, device, pin_memory, non_blocking, copy,
     return _to(self, dtype, device, copy, memory_format)
 
 
+@composite(to_dtype_layout)
+def _to_dtype_layout_composite(self, dtype, layout, device, pin_memory, non_blocking, copy,
+                               memory_format):
+    return _to_composite(self, dtype, device, non_blocking, copy, memory_format)
+
+
 @op("type_as(Tensor self, Tensor other) -> Tensor", variants=("method",))
 def type_as(self, other):
     # native: self.to(other.options()), so it aliases when dtype and device already match
     return _to(self, other.dtype, other.device, False, None)
+
+
+@composite(type_as)
+def _type_as_composite(self, other):
+    return _to_composite(self, other.dtype, other.device, False, False, None)
 
 
 @op("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
@@ -264,6 +305,9 @@ def clone(self, memory_format):
     # order="K" keeps a dense layout, so preserve_format usually needs this one copy only
     return wrap_copy(self._array.copy(order="K"), self.dtype, self.device,
                      layout_strides(self, memory_format))
+
+
+derivatives(clone, {"self": "grad"})
 
 
 # detach's results share data with their input but are not autograd views: detach_ accepts them
@@ -275,6 +319,8 @@ _DETACHED = weakref.WeakValueDictionary()
 def detach(self):
     alias = _init(_new(Tensor), self._array, self.dtype, self.device, self._stride,
                   self._base if self._base is not None else self)
+    alias._vc = self._vc  # torch: detach shares the version counter
+    alias._view_meta = False  # shares data, but is not an autograd view
     _DETACHED[id(alias)] = alias
     return alias
 
@@ -290,6 +336,8 @@ def detach_(self):
             "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
             "function in torch/optim/optimizer.py as the solution.")
     self.requires_grad = False
+    if self._grad_fn is not None:
+        self._grad_fn = None  # detach_ makes a non-leaf a leaf
     return self
 
 
@@ -326,6 +374,10 @@ def copy_(self, src, non_blocking):
     return write_inplace(self, _init(_new(Tensor), data, self.dtype, self.device))
 
 
+# torch's CopyBackwards (a hand-written node, torch/csrc/autograd/functions/tensor.h)
+derivatives(copy_, {"self": "zeros_like(grad)", "src": "handle_r_to_c(src.dtype, grad)"})
+
+
 def _fill(self, value):
     self._array.fill(checked_scalar(value, self.dtype))  # fill writes through views
     self._version += 1
@@ -341,11 +393,20 @@ def fill__tensor(self, value):
     return _fill(self, value._to_number())
 
 
+derivatives(fill__tensor, {"self": "zeros_like(grad)", "value": "grad.sum()"})
+
+
 @op("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", variants=("function", "method"))
 def fill__scalar(self, value):
     return _fill(self, value)
 
 
+derivatives(fill__scalar, {"self": "zeros_like(grad)"})
+
+
 @op("zero_(Tensor(a!) self) -> Tensor(a!)", variants=("function", "method"))
 def zero_(self):
     return _fill(self, 0)
+
+
+derivatives(zero_, {"self": "zeros_like(grad)"})

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh, _is_contiguous, _strided, _wrap_dim, contiguous_strides, xp_of
 from ._iter import broadcast_shapes, empty_strided_array, output_strides
-from ._registry import op
+from ._registry import derivatives, op
 from .shape import _dense_copy, _fmt, compute_stride, preserve_strides
 
 
@@ -188,6 +188,9 @@ def index(self, indices):
     return _strided(out, self.dtype, self.device, strides)
 
 
+derivatives(index, {"self": "index_backward(grad.new_zeros(self.shape), indices, grad)"})
+
+
 def _is_expandable_to(shape, target):
     if len(shape) > len(target):
         return False
@@ -250,10 +253,18 @@ def index_put_(self, indices, values, accumulate):
     return self
 
 
+derivatives(index_put_, {"self": "(grad if accumulate else grad.index_put(indices, zeros_like(values), False))",
+                        "values": "grad.index(indices)"})
+
+
 @op("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
     variants=("function", "method"))
 def index_put(self, indices, values, accumulate):
     return index_put_.kernel(_dense_copy(self, preserve_strides(self)), indices, values, accumulate)
+
+
+derivatives(index_put, {"self": "(grad if accumulate else grad.index_put(indices, zeros_like(values), False))",
+                       "values": "grad.index(indices)"})
 
 
 # -- index_select, gather, scatter, masked_select ------------------------------------------------

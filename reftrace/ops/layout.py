@@ -3,8 +3,8 @@ as_strided, broadcast_tensors. Their results are laid out as torch lays them out
 channels_last where torch keeps it, or the input's own layout for flip)."""
 from .._promotion import result_type
 from .._tensor import _fresh, _strided, _view_of, _wrap_dim, contiguous_strides, xp_of
-from ._iter import empty_strided_array
-from ._registry import op
+from ._iter import broadcast_shapes, empty_strided_array
+from ._registry import composite, derivatives, op
 from .shape import (_CL_ORDER, _CL_RANK, _PRESERVE, _dense_copy, _fmt, _restride, _view_as_shape,
                     channels_last_strides, expand_to, preserve_strides, strides_like_channels_last,
                     unsqueeze)
@@ -54,6 +54,9 @@ def cat(tensors, dim):
     return _fresh(arr, dtype, tensors[0].device)
 
 
+derivatives(cat, {"tensors": "cat_tensors_backward(grad, to_args_sizes_symint(tensors), to_args_scalartypes(tensors), dim)"})
+
+
 @op("stack(Tensor[] tensors, int dim=0) -> Tensor")
 def stack(tensors, dim):
     if not tensors:
@@ -76,6 +79,9 @@ def stack(tensors, dim):
     return _fresh(arr.astype(dtype.np, copy=False), dtype, tensors[0].device)
 
 
+derivatives(stack, {"tensors": "stack_tensors_backward(grad, dim, to_args_scalartypes(tensors))"})
+
+
 @op("flip(Tensor self, int[] dims) -> Tensor", variants=("function", "method"))
 def flip(self, dims):
     a = self._array
@@ -91,6 +97,9 @@ def flip(self, dims):
     out = empty_strided_array(xp_of(self), a.shape, strides, a.dtype)
     out[...] = flipped
     return _strided(out, self.dtype, self.device, strides)
+
+
+derivatives(flip, {"self": "grad.flip(dims)"})
 
 
 def _channels_last_contiguous(shape, strides):
@@ -121,6 +130,13 @@ def contiguous(self, memory_format):
     return _dense_copy(self, channels_last_strides(shape))
 
 
+@composite(contiguous)
+def _contiguous_composite(self, memory_format):
+    # TensorProperties.cpp contiguous: self when already contiguous, else a recorded clone
+    out = contiguous.kernel(self, memory_format)
+    return self if out is self else self.clone(memory_format=memory_format)
+
+
 def _storage_array(t):
     """A 1-D view of t's whole storage (the root tensor's data), and t's offset into it."""
     root = t._base if t._base is not None else t
@@ -147,10 +163,19 @@ def as_strided(self, size, stride, storage_offset):
     return _view_of(self, _restride(start, tuple(size), stride), stride)
 
 
+derivatives(as_strided, {"self": "as_strided_backward(grad, TensorGeometry(self), size, stride, storage_offset)"})
+
+
 @op("broadcast_tensors(Tensor[] tensors) -> Tensor[]", variants=())
 def broadcast_tensors(tensors):
-    from ._iter import broadcast_shapes
     shape = broadcast_shapes(*(t._array.shape for t in tensors))
     # expand_outplace returns a tensor that already has the shape itself, not a view: while
     # tracing, that tensor is then rebound to the node's output (torch's graphs show it)
     return [t if t._array.shape == shape else expand_to(t, list(shape)) for t in tensors]
+
+
+@composite(broadcast_tensors)
+def _broadcast_tensors_composite(tensors):
+    # ExpandUtils.cpp expand_outplace: each tensor expanded to the common shape
+    shape = list(broadcast_shapes(*[t.shape_tuple for t in tensors]))
+    return tuple(t if list(t.shape_tuple) == shape else t.expand(shape) for t in tensors)

@@ -16,8 +16,9 @@ from .._promotion import result_type
 from .._tensor import _fresh, _strided, _view_of, contiguous_strides, xp_of
 from ._iter import broadcast_shapes, empty_strided_array
 from ._pointwise_helpers import write_inplace
-from ._registry import op
+from ._registry import composite, derivatives, op
 from .arithmetic import add, mul
+from .backward import _unsafe_view
 from .casts import checked_scalar
 
 
@@ -92,6 +93,9 @@ def dot(self, tensor):
     return _product(self, tensor, "dot")
 
 
+derivatives(dot, {"self": "grad * tensor.conj()", "tensor": "grad * self.conj()"})
+
+
 @op("mv(Tensor self, Tensor vec) -> Tensor", variants=("function", "method"))
 def mv(self, vec):
     if self._array.ndim != 2 or vec._array.ndim != 1:
@@ -99,6 +103,9 @@ def mv(self, vec):
                            f"{vec._array.ndim}")
     _check_mv(self._array.shape, vec._array.shape[0], self.dtype, vec.dtype)
     return _product(self, vec, "addmv_impl_cpu")
+
+
+derivatives(mv, {"self": "grad.ger(vec.conj())", "vec": "self.conj().t().mv(grad)"})
 
 
 @op("mm(Tensor self, Tensor mat2) -> Tensor", variants=("function", "method"))
@@ -111,6 +118,11 @@ def mm(self, mat2):
     return _product(self, mat2, "addmm_impl_cpu_")
 
 
+derivatives(mm, {
+    "self": "mm_mat1_backward(grad, mat2, self.shape, self.stride(), self.layout, 1)",
+    "mat2": "mm_mat2_backward(grad, self, mat2.shape, mat2.stride(), mat2.layout, 1)"})
+
+
 @op("bmm(Tensor self, Tensor mat2) -> Tensor", variants=("function", "method"))
 def bmm(self, mat2):
     if self._array.ndim != 3:
@@ -119,6 +131,10 @@ def bmm(self, mat2):
         raise RuntimeError("batch2 must be a 3D tensor")
     _check_bmm(self._array.shape, mat2._array.shape, self.dtype, mat2.dtype)
     return _product(self, mat2, "bmm")
+
+
+derivatives(bmm, {"self": "grad.bmm(mat2.transpose(1, 2).conj())",
+                   "mat2": "self.transpose(1, 2).conj().bmm(grad)"})
 
 
 def _should_fold(t1, t2):
@@ -188,6 +204,52 @@ def matmul(self, other):
     return _product(self, other, kernel_name)
 
 
+@composite(matmul)
+def _matmul_composite(self, other):
+    """LinearAlgebra.cpp _matmul_impl: dot, mv, mm, a folded mm, or an expanded bmm."""
+    d1, d2 = self.dim(), other.dim()
+    if d1 == 0 or d2 == 0:
+        return matmul.kernel(self, other)  # its error message
+    if d1 == 1 and d2 == 1:
+        return self.dot(other)
+    if d1 == 2 and d2 == 1:
+        return self.mv(other)
+    if d1 == 1 and d2 == 2:
+        return self.unsqueeze(0).mm(other).squeeze_(0)
+    if d1 == 2 and d2 == 2:
+        return self.mm(other)
+    if (d1 >= 3 and d2 <= 2) or (d2 >= 3 and d1 <= 2):  # should_fold: a gradient is recorded
+        transpose = d2 > d1
+        t1 = other.mT if transpose else self
+        t2 = (self.t() if d1 == 2 else self) if transpose else other
+        sizes_1 = list(t1.shape_tuple)
+        output_shape = sizes_1[:-1]
+        folded = 1
+        for s in output_shape:
+            folded *= s
+        if t2.dim() == 2:
+            output_shape.append(t2.shape_tuple[1])
+            output = _unsafe_view(t1.reshape([folded, sizes_1[-1]]).mm(t2), output_shape)
+            return output.mT.contiguous() if transpose else output
+        return _unsafe_view(t1.reshape([folded, sizes_1[-1]]).mv(t2), output_shape)
+    s1, s2 = self.shape_tuple, other.shape_tuple
+    n = s1[-2] if d1 > 1 else 1
+    m1 = s1[-1]
+    m2 = s2[-2] if d2 > 1 else s2[0]
+    p = s2[-1] if d2 > 1 else 1
+    output_shape = list(broadcast_shapes(s1[:max(d1 - 2, 0)], s2[:max(d2 - 2, 0)]))
+    batch = 1
+    for s in output_shape:
+        batch *= s
+    t1 = self.expand(output_shape + [n, m1]).reshape([batch, n, m1])
+    t2 = other.expand(output_shape + [m2, p]).reshape([batch, m2, p])
+    if d1 > 1:
+        output_shape.append(n)
+    if d2 > 1:
+        output_shape.append(p)
+    return _unsafe_view(t1.bmm(t2), output_shape)
+
+
 def _fold_rows(a):
     """A C-contiguous (..., k) array as (rows, k) (explicit sizes: k may be 0)."""
     return a.reshape(int(np.prod(a.shape[:-1])), a.shape[-1])
@@ -235,6 +297,12 @@ def addmm(self, mat1, mat2, beta, alpha):
     return out
 
 
+derivatives(addmm, {
+    "self": "maybe_multiply(grad, beta.conjugate())",
+    "mat1": "mm_mat1_backward(grad, mat2, mat1.shape, mat1.stride(), mat1.layout, alpha)",
+    "mat2": "mm_mat2_backward(grad, mat1, mat2.shape, mat2.stride(), mat2.layout, alpha)"})
+
+
 def _t(w):
     """w.t() as a view (linear needs weight.t(); the shape family owns the public op)."""
     if w._array.ndim > 2:
@@ -260,6 +328,26 @@ def linear(input, weight, bias):
     return out if bias is None else write_inplace(out, add.kernel(out, bias, 1))
 
 
+@composite(linear)
+def _linear_composite(input, weight, bias):
+    """Linear.cpp linear: addmm for 2-d input with bias; contiguous input with a 1-d bias is
+    flattened to 2-d around an addmm (_flatten_nd_linear); else matmul, then bias added in place."""
+    input_dim = input.dim()
+    if input_dim == 2 and bias is not None:
+        return addmm(bias, input, weight.t())
+    if bias is not None and input.is_contiguous() and (input_dim == 3 or bias.dim() == 1):
+        sizes = list(input.shape_tuple)
+        flattened = 1
+        for s in sizes[:-1]:
+            flattened *= s
+        result = addmm(bias, input.reshape([flattened, sizes[-1]]), weight.t())
+        return result.view(sizes[:-1] + [result.shape_tuple[1]])
+    output = input.matmul(weight.t())
+    if bias is not None:
+        output.add_(bias)
+    return output
+
+
 @op("outer(Tensor self, Tensor vec2) -> Tensor", variants=("function", "method"))
 def outer(self, vec2):
     for name, t in (("self", self), ("vec2", vec2)):
@@ -269,9 +357,21 @@ def outer(self, vec2):
     return mul.kernel(column, vec2)  # self.reshape(-1, 1) * vec2: promotes like mul
 
 
+@composite(outer)
+def _outer_composite(self, vec2):
+    if self.dim() != 1 or vec2.dim() != 1:
+        return outer.kernel(self, vec2)  # its error message
+    return self.reshape([-1, 1]) * vec2
+
+
 @op("ger(Tensor self, Tensor vec2) -> Tensor", variants=("function", "method"))
 def ger(self, vec2):
     return outer.kernel(self, vec2)
+
+
+@composite(ger)
+def _ger_composite(self, vec2):
+    return self.outer(vec2)
 
 
 @op("diag(Tensor self, int diagonal=0) -> Tensor", variants=("function", "method"))

@@ -23,7 +23,7 @@ from .. import _dtype as D
 from .._tensor import _fresh, _strided, _wrap_dim
 from ._iter import empty_strided_array, output_strides
 from ._pointwise_helpers import binary
-from ._registry import get_packet, op
+from ._registry import derivatives, get_packet, op
 
 
 def not_implemented(kernel, dtype):
@@ -120,10 +120,16 @@ def sum_all(self, dtype):
     return _accumulated(self, np.add, None, False, dtype)
 
 
+derivatives(sum_all, {"self": "grad.expand(self.shape)"})
+
+
 @op("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     variants=("function", "method"))
 def sum_dim_IntList(self, dim, keepdim, dtype):
     return _accumulated(self, np.add, _axes(self, dim), keepdim, dtype)
+
+
+derivatives(sum_dim_IntList, {"self": "sum_backward(grad, self.shape, dim, keepdim)"})
 
 
 @op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", variants=("function", "method"))
@@ -158,10 +164,16 @@ def mean(self, dtype):
     return _mean(self, None, False, dtype)
 
 
+derivatives(mean, {"self": "grad.expand(self.shape) / self.numel()"})
+
+
 @op("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     variants=("function", "method"))
 def mean_dim(self, dim, keepdim, dtype):
     return _mean(self, _axes(self, dim), keepdim, dtype)
+
+
+derivatives(mean_dim, {"self": "mean_backward(grad, self.shape, dim, self.numel(), keepdim)"})
 
 
 # -- max / min ------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import numpy as np
 from .._device import MEMORY_FORMATS
 from .._tensor import (_fresh, _strided, _view_of, _wrap_dim, contiguous_strides, xp_of)
 from ._iter import _non_overlapping_and_dense, empty_strided_array, output_strides
-from ._registry import op
+from ._registry import composite, derivatives, op
 
 INT64_MAX = 2 ** 63 - 1
 _CL_RANK = {"channels_last": 4, "channels_last_3d": 5}
@@ -205,9 +205,17 @@ def view(self, size):
     return _view_as_shape(self, size)
 
 
+derivatives(view, {"self": "grad.reshape(self.shape)"})
+
+
 @op("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=("method",))
 def view_as(self, other):
     return _view_as_shape(self, other._array.shape)
+
+
+@composite(view_as)
+def _view_as_composite(self, other):
+    return self.view(other.shape)
 
 
 def reshape_to(self, shape):
@@ -223,9 +231,23 @@ def reshape(self, shape):
     return reshape_to(self, shape)
 
 
+@composite(reshape)
+def _reshape_composite(self, shape):
+    # TensorShape.cpp reshape_symint: a view when strides allow, else _unsafe_view of a clone
+    if _viewed(self, shape)[1] is not None:
+        return self.view(shape)
+    from .backward import _unsafe_view
+    return _unsafe_view(self.clone(memory_format=MEMORY_FORMATS["contiguous_format"]), shape)
+
+
 @op("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=("method",))
 def reshape_as(self, other):
     return reshape_to(self, other._array.shape)
+
+
+@composite(reshape_as)
+def _reshape_as_composite(self, other):
+    return self.reshape(other.shape)
 
 
 @op("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
@@ -245,6 +267,20 @@ def flatten(self, start_dim, end_dim):
     return reshape_to(self, shape[:start] + (n,) + shape[end + 1:])
 
 
+@composite(flatten)
+def _flatten_composite(self, start_dim, end_dim):
+    shape = self.shape_tuple
+    if not shape:
+        return self.reshape([1])
+    start, end = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
+    if start == end:
+        return self
+    n = 1
+    for s in shape[start:end + 1]:
+        n *= s
+    return self.reshape(list(shape[:start]) + [n] + list(shape[end + 1:]))
+
+
 @op("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
     variants=("function", "method"))
 def unflatten(self, dim, sizes):
@@ -260,6 +296,14 @@ def unflatten(self, dim, sizes):
         raise RuntimeError(f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the size "
                            f"of dim {dim} ({shape[dim]}) in the input tensor") from None
     return _view_as_shape(self, shape[:dim] + sizes + shape[dim + 1:])
+
+
+@composite(unflatten)
+def _unflatten_composite(self, dim, sizes):
+    shape = self.shape_tuple
+    dim = _wrap_dim(dim, len(shape))
+    sizes = _infer_size(sizes, shape[dim])
+    return self.view(list(shape[:dim]) + list(sizes) + list(shape[dim + 1:]))
 
 
 # -- squeeze, unsqueeze, transpose, permute --------------------------------------------------------
@@ -299,9 +343,15 @@ def squeeze(self):
     return _view_of(self, *_squeezed(self, range(self._array.ndim)))
 
 
+derivatives(squeeze, {"self": "unsqueeze_to(grad, self.shape)"})
+
+
 @op("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", variants=("function", "method"))
 def squeeze_dim(self, dim):
     return _view_of(self, *_squeezed(self, {_wrap_dim(dim, self._array.ndim)}))
+
+
+derivatives(squeeze_dim, {"self": "unsqueeze_to(grad, dim, self.shape)"})
 
 
 @op("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", variants=("function", "method"))
@@ -309,9 +359,15 @@ def squeeze_dims(self, dim):
     return _view_of(self, *_squeezed(self, _squeeze_dims(self, dim)))
 
 
+derivatives(squeeze_dims, {"self": "unsqueeze_to(grad, dim, self.shape)"})
+
+
 @op("squeeze_(Tensor(a!) self) -> Tensor(a!)", variants=("method",))
 def squeeze_(self):
     return _set_meta(self, _squeezed(self, range(self._array.ndim)))
+
+
+derivatives(squeeze_, {"self": "unsqueeze_to(grad, self.shape)"})
 
 
 @op("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", variants=("method",))
@@ -319,9 +375,15 @@ def squeeze__dim(self, dim):
     return _set_meta(self, _squeezed(self, {_wrap_dim(dim, self._array.ndim)}))
 
 
+derivatives(squeeze__dim, {"self": "unsqueeze_to(grad, dim, self.shape)"})
+
+
 @op("squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)", variants=("method",))
 def squeeze__dims(self, dim):
     return _set_meta(self, _squeezed(self, _squeeze_dims(self, dim)))
+
+
+derivatives(squeeze__dims, {"self": "unsqueeze_to(grad, dim, self.shape)"})
 
 
 def _unsqueezed(self, dim):
@@ -338,9 +400,15 @@ def unsqueeze(self, dim):
     return _view_of(self, *_unsqueezed(self, dim))
 
 
+derivatives(unsqueeze, {"self": "grad.squeeze(dim)"})
+
+
 @op("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", variants=("method",))
 def unsqueeze_(self, dim):
     return _set_meta(self, _unsqueezed(self, dim))
+
+
+derivatives(unsqueeze_, {"self": "grad.squeeze(dim)"})
 
 
 def _transposed(self, dim0, dim1):
@@ -356,9 +424,15 @@ def transpose(self, dim0, dim1):
     return _view_of(self, *_transposed(self, dim0, dim1))
 
 
+derivatives(transpose, {"self": "grad.transpose(dim0, dim1)"})
+
+
 @op("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", variants=("method",))
 def transpose_(self, dim0, dim1):
     return _set_meta(self, _transposed(self, dim0, dim1))
+
+
+derivatives(transpose_, {"self": "grad.transpose(dim0, dim1)"})
 
 
 def _t_check(self, name):
@@ -372,9 +446,15 @@ def t(self):
     return _view_of(self, *_transposed(self, *_t_check(self, "t")))
 
 
+derivatives(t, {"self": "grad.t()"})
+
+
 @op("t_(Tensor(a!) self) -> Tensor(a!)", variants=("method",))
 def t_(self):
     return _set_meta(self, _transposed(self, *_t_check(self, "t_")))
+
+
+derivatives(t_, {"self": "grad.t()"})
 
 
 @op("permute(Tensor(a) self, int[] dims) -> Tensor(a)", variants=("function", "method"))
@@ -392,6 +472,9 @@ def permute(self, dims):
     return _view_of(self, a.transpose(dims), [strides[d] for d in dims])
 
 
+derivatives(permute, {"self": "permute_backwards(grad, dims)"})
+
+
 def _dim_list(dims, ndim, what):
     out = [_wrap_dim(d, ndim) for d in dims]
     if len(set(out)) != len(out):
@@ -400,6 +483,14 @@ def _dim_list(dims, ndim, what):
 
 
 def _movedim(self, source, destination):
+    order = _movedim_order(self, source, destination)
+    strides = self.stride()
+    return _view_of(self, self._array.transpose(order), [strides[d] for d in order])
+
+
+def _movedim_order(self, source, destination):
+    """The permutation movedim applies (source dims go to their destinations, the rest keep
+    their order)."""
     ndim = self._array.ndim
     if len(source) != len(destination):
         raise RuntimeError(
@@ -410,14 +501,17 @@ def _movedim(self, source, destination):
     for s, d in zip(src, dst):
         order[d] = s
     rest = iter(d for d in range(ndim) if d not in src)
-    order = [o if o is not None else next(rest) for o in order]
-    strides = self.stride()
-    return _view_of(self, self._array.transpose(order), [strides[d] for d in order])
+    return [o if o is not None else next(rest) for o in order]
 
 
 @op("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)", variants=("function", "method"))
 def movedim(self, source, destination):
     return _movedim(self, [source], [destination])
+
+
+@composite(movedim)
+def _movedim_composite(self, source, destination):
+    return self.movedim([source], [destination])
 
 
 @op("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
@@ -426,9 +520,20 @@ def movedim_intlist(self, source, destination):
     return _movedim(self, source, destination)
 
 
+@composite(movedim_intlist)
+def _movedim_intlist_composite(self, source, destination):
+    # TensorShape.cpp movedim: a permute with the same order as the kernel's
+    return self.permute(_movedim_order(self, source, destination))
+
+
 @op("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", variants=("function", "method"))
 def swapaxes(self, axis0, axis1):
     return transpose.kernel(self, axis0, axis1)
+
+
+@composite(swapaxes)
+def _swapaxes_composite(self, axis0, axis1):
+    return self.transpose(axis0, axis1)
 
 
 @op("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", variants=("function", "method"))
@@ -436,9 +541,17 @@ def swapdims(self, dim0, dim1):
     return transpose.kernel(self, dim0, dim1)
 
 
+@composite(swapdims)
+def _swapdims_composite(self, dim0, dim1):
+    return self.transpose(dim0, dim1)
+
+
 @op("alias(Tensor(a) self) -> Tensor(a)", variants=("method", "function"))
 def alias(self):
     return _view_of(self, self._array[...], self.stride())
+
+
+derivatives(alias, {"self": "grad"})
 
 
 # -- expand, repeat --------------------------------------------------------------------------------
@@ -480,9 +593,17 @@ def expand(self, size, implicit):
     return expand_to(self, size)
 
 
+derivatives(expand, {"self": "sum_to(grad, self.shape)"})
+
+
 @op("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=("method",))
 def expand_as(self, other):
     return expand_to(self, other._array.shape)
+
+
+@composite(expand_as)
+def _expand_as_composite(self, other):
+    return self.expand(other.shape)
 
 
 @op("repeat(Tensor self, SymInt[] repeats) -> Tensor", variants=("method",))
@@ -498,6 +619,9 @@ def repeat(self, repeats):
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {_fmt(target)}")
     return _fresh(xp_of(self).tile(a, repeats), self.dtype, self.device)
+
+
+derivatives(repeat, {"self": "repeat_backward(grad, repeats, self.shape)"})
 
 
 # -- select, slice, narrow, split ------------------------------------------------------------------
@@ -520,6 +644,9 @@ def select_view(self, dim, index):
 @op("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", variants=("function", "method"))
 def select(self, dim, index):
     return select_view(self, dim, index)
+
+
+derivatives(select, {"self": "select_backward_symint(grad, self.shape, dim, index)"})
 
 
 def slice_bounds(size, start, end):
@@ -555,6 +682,9 @@ def slice_tensor(self, dim, start, end, step):
     return slice_view(self, dim, start, end, step)
 
 
+derivatives(slice_tensor, {"self": "slice_backward_wrapper(grad, self.shape, dim, start, end, step)"})
+
+
 def _narrow(self, dim, start, length):
     a = self._array
     if a.ndim == 0:
@@ -580,10 +710,22 @@ def narrow_tensor(self, dim, start, length):
     return _narrow(self, dim, start._to_number(), length)
 
 
+@composite(narrow_tensor)
+def _narrow_tensor_composite(self, dim, start, length):
+    return self.narrow(dim, start._to_number(), length)
+
+
 @op("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
     variants=("function", "method"))
 def narrow(self, dim, start, length):
     return _narrow(self, dim, start, length)
+
+
+@composite(narrow)
+def _narrow_composite(self, dim, start, length):
+    if start < 0:
+        start += self.shape_tuple[_wrap_dim(dim, self.dim())]
+    return self.slice(dim, start, start + length, 1)
 
 
 @op("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", variants=("function", "method"))
@@ -593,6 +735,9 @@ def unbind(self, dim):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     dim = _wrap_dim(dim, a.ndim)
     return tuple(select_view(self, dim, i) for i in range(a.shape[dim]))
+
+
+derivatives(unbind, {"self": "unbind_backward(grads, dim)"})
 
 
 def _split_sizes(self, split_size, dim):
@@ -631,16 +776,27 @@ def split(self, split_size, dim):
     return _split_with_sizes(self, _split_sizes(self, split_size, dim), dim)
 
 
+derivatives(split, {"self": "split_backward(grads, split_size, dim, self.shape, self)"})
+
+
 @op("split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]",
     variants=("function", "method"))
 def split_sizes(self, split_size, dim):
     return _split_with_sizes(self, split_size, dim)
 
 
+@composite(split_sizes)
+def _split_sizes_composite(self, split_size, dim):
+    return self.split_with_sizes(split_size, dim)
+
+
 @op("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]",
     variants=("function", "method"))
 def split_with_sizes(self, split_sizes, dim):
     return _split_with_sizes(self, split_sizes, dim)
+
+
+derivatives(split_with_sizes, {"self": "split_with_sizes_backward(grads, split_sizes, dim, self.shape, self)"})
 
 
 @op("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", variants=("function", "method"))
@@ -655,3 +811,13 @@ def chunk(self, chunks, dim):
     if split_size == 0 and size == 0:  # torch keeps the number of (empty) chunks
         return _split_with_sizes(self, [0] * chunks, dim)
     return _split_with_sizes(self, _split_sizes(self, split_size, dim), dim)
+
+
+@composite(chunk)
+def _chunk_composite(self, chunks, dim):
+    # TensorShape.cpp chunk: split by ceil(size / chunks)
+    size = self.shape_tuple[_wrap_dim(dim, self.dim())]
+    split_size = (size + chunks - 1) // chunks
+    if split_size == 0 and size == 0:
+        return self.split_with_sizes([0] * chunks, dim)
+    return self.split(split_size, dim)

@@ -1,0 +1,295 @@
+"""Backward nodes made from each op's derivatives.yaml entry (torch's generated Functions.cpp).
+
+``derivatives(op, {...})`` (reftrace/ops/_registry.py) declares an op's formulas as Python
+expressions beside its kernel; this module compiles them once per overload (``compiled(op)``):
+
+- which inputs are differentiable: the arguments named by the formula keys, less those marked
+  ``"non_differentiable"``, in schema order (the order of ``next_functions``);
+- what is saved: the names the formulas read (found with ``ast``), as torch's generated code saves
+  them. A tensor read only for its metadata (``self.shape``, ``self.dtype``...) is saved as that
+  metadata (torch saves ``self_sym_sizes``), so changing it in place afterwards is no error; for
+  an in-place op, ``self`` is saved as a clone taken before the op (torch's ``original_self``);
+- ``result`` (``result0``.., or the schema's return names) are the outputs, saved after the call.
+
+A formula is evaluated with the saved values, ``grad`` / ``grads`` and ``grad_input_mask``
+as local names, and reftrace's namespace (its ops) plus the FunctionsManual helpers as globals.
+Formulas call ordinary ops, so with ``create_graph=True`` the backward is itself recorded.
+"""
+import ast
+import re
+
+from .graph import Node, NotImplementedNode, node_class
+from ._node_names import NODE_NAMES
+
+# Tensor attributes that only read metadata: a tensor used only through these is saved as metadata
+_META_ATTRS = frozenset({"shape", "dtype", "device", "dim", "numel", "size", "stride", "ndim",
+                         "is_complex", "is_floating_point", "layout", "is_contiguous"})
+# helpers that only read their argument's metadata (torch saves e.g. tensors_args_sizes_symint)
+_META_FUNCS = frozenset({"to_args_sizes", "to_args_sizes_symint", "to_args_scalartypes",
+                         "TensorGeometry", "_to_copy_backward"})
+
+_NAMESPACE = None
+
+
+def namespace():
+    """The globals formulas are evaluated in: reftrace's functions, then FunctionsManual's."""
+    global _NAMESPACE
+    if _NAMESPACE is None:
+        import builtins
+        import reftrace
+        from . import _functions_manual
+        ns = dict(vars(builtins))
+        ns.update({k: v for k, v in vars(reftrace).items() if not k.startswith("__")})
+        ns.update({k: v for k, v in vars(_functions_manual).items() if not k.startswith("__")})
+        ns["__builtins__"] = builtins
+        _NAMESPACE = ns
+    return _NAMESPACE
+
+
+def output_names(op):
+    """The names a formula uses for the op's outputs: ``result``, or ``result0``.. and the
+    schema's return names when there are several."""
+    returns = op.schema.returns
+    if len(returns) == 1:
+        return ["result"]
+    return [r.name or f"result{i}" for i, r in enumerate(returns)]
+
+
+def node_name(op):
+    """torch's grad_fn class name for ``op`` (an in-place or out variant shares its functional's)."""
+    key = op.schema.name.split("::")[1] + ("." + op.overload if op.overload else "")
+    name = NODE_NAMES.get(key)
+    if name is None and op.is_inplace:
+        base = op.schema.name.split("::")[1].rstrip("_")
+        name = NODE_NAMES.get(base + ("." + op.overload if op.overload else ""))
+    return name
+
+
+class _Formula:
+    __slots__ = ("inputs", "code", "text")
+
+    def __init__(self, inputs, code, text):
+        self.inputs = inputs  # the argument names this formula gives gradients for
+        self.code = code
+        self.text = text
+
+
+class Compiled:
+    """An overload's derivatives, compiled: what to save, which inputs get edges, the formulas."""
+
+    def __init__(self, op):
+        self.op = op
+        args = op.schema.arguments
+        self.name = node_name(op) or _fallback_name(op)
+        self.cls = node_class(self.name, FormulaNode)
+        diff = set()
+        self.users = {}  # saved name -> the inputs whose formulas read it
+        self.formulas = []
+        reads = set()
+        uses = []
+        for key, text in op.derivatives.items():
+            names = key.split(", ")
+            if text == "non_differentiable":
+                continue
+            diff.update(names)
+            tree = ast.parse(text.strip(), mode="eval")
+            uses.append(tree)
+            read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            reads |= read
+            for r in read:  # torch saves a value only when an input whose formula reads it
+                self.users.setdefault(r, set()).update(names)  # needs a gradient
+            code = compile(tree, f"<derivative of {op.qualified} for {key}>", "eval")
+            self.formulas.append(_Formula(tuple(names), code, text))
+        # the differentiable inputs, in schema order: (argument index, name, is a Tensor[] list)
+        self.inputs = [(i, a.name, a.type.is_list) for i, a in enumerate(args) if a.name in diff]
+        self.outputs = output_names(op)
+        self.out_diff = op.output_differentiability or (True,) * len(op.schema.returns)
+        meta_only = _metadata_only(uses)
+        self.saved = []  # (argument index, name, how): how is "tensor", "meta", "value", "list"
+        for i, a in enumerate(args):
+            if a.name not in reads:
+                continue
+            if a.type.base == "Tensor" and not a.type.is_list:
+                how = "meta" if a.name in meta_only else "tensor"
+            elif a.type.base == "Tensor":
+                how = "metalist" if a.name in meta_only else "list"
+            else:
+                how = "value"
+            self.saved.append((i, a.name, how))
+        self.saved_outputs = [(k, n) for k, n in enumerate(self.outputs) if n in reads]
+        self.clone_self = op.is_inplace  # in-place: `self` is saved as it was before the op
+
+
+def _fallback_name(op):
+    base = op.schema.name.split("::")[1].rstrip("_")
+    return "".join(p.title() for p in base.split("_")) + "Backward0"
+
+
+def _metadata_only(trees):
+    """Names that every formula reads only as ``name.<metadata>``."""
+    seen, other = set(), set()
+    for tree in trees:
+        parents = {}
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                p = parents.get(node)
+                if isinstance(p, ast.Attribute) and p.value is node and p.attr in _META_ATTRS:
+                    seen.add(node.id)
+                elif (isinstance(p, ast.Call) and isinstance(p.func, ast.Name)
+                      and p.func.id in _META_FUNCS and node in p.args and p.func is not node):
+                    seen.add(node.id)
+                else:
+                    other.add(node.id)
+    return seen - other
+
+
+def compiled(op):
+    c = op.__dict__.get("_compiled_derivatives")
+    if c is None:
+        c = op._compiled_derivatives = Compiled(op)
+    return c
+
+
+class TensorMeta:
+    """What a formula may read of a tensor saved for its metadata only (torch's self_sym_sizes,
+    self_scalar_type ...)."""
+    __slots__ = ("shape", "dtype", "device", "_stride", "_contig", "_offset")
+
+    def __init__(self, t):
+        from .._tensor import Size
+        self.shape = Size(t.shape_tuple)
+        self.dtype = t.dtype
+        self.device = t.device
+        self._stride = t.stride()
+        self._contig = t.is_contiguous()
+        self._offset = t.storage_offset()
+
+    def storage_offset(self):
+        return self._offset
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    layout = property(lambda self: None)
+
+    def dim(self):
+        return len(self.shape)
+
+    def numel(self):
+        return self.shape.numel()
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self.shape[dim]
+
+    def stride(self, dim=None):
+        return self._stride if dim is None else self._stride[dim]
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_contiguous(self, memory_format=None):
+        return self._contig
+
+
+class SavedVariable:
+    """A tensor saved for backward with its version then (torch's SavedVariable): unpacking a
+    tensor modified in place since raises torch's error."""
+    __slots__ = ("tensor", "version", "grad_fn_name", "output_nr")
+
+    def __init__(self, t, is_output=False, saving_node=None):
+        self.tensor = t
+        self.version = t._version
+        # the error names the node that made the tensor, without "Backward0" (torch 2.13's
+        # message: "which is output 0 of Exp"); an output is named after the node saving it
+        fn = saving_node if is_output else t._grad_fn
+        self.grad_fn_name = re.sub(r"Backward\d*$", "", fn.name()) if fn is not None else None
+        self.output_nr = t._output_nr
+
+    def unpack(self):
+        t = self.tensor
+        if t._version != self.version:
+            where = (f", which is output {self.output_nr} of {self.grad_fn_name}," if self.grad_fn_name
+                     else "")
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{t.type()} [{', '.join(map(str, t.shape_tuple))}]]"
+                f"{where} is at version {t._version}; expected version {self.version} instead. "
+                "Hint: enable anomaly detection to find the operation that failed to compute its "
+                "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        return t
+
+
+_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+          "after they have already been freed). Saved intermediate values of the graph are freed "
+          "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+          "backward through the graph a second time or if you need to access saved tensors after "
+          "calling backward.")
+
+
+class FormulaNode(Node):
+    """The grad_fn of an op with a derivatives.yaml entry."""
+    __slots__ = ("_c", "_saved", "_slices", "_input_meta")
+
+    def apply(self, grads, needed=None):
+        c = self._c
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(_FREED)
+        n_edges = len(self._next)
+        out = [None] * n_edges
+        if all(g is None for g in grads):
+            return out
+        env = {}
+        for name, v in saved.items():
+            if type(v) is SavedVariable:
+                env[name] = v.unpack()
+            elif type(v) is list and v and type(v[0]) is SavedVariable:
+                env[name] = [s.unpack() if s is not None else None for s in v]
+            else:
+                env[name] = v
+        env["grads"] = grads
+        env["grad"] = grads[0]
+        ns = namespace()
+        slices = self._slices
+        for f in c.formulas:
+            mask = [_needs(slices[n], needed, self._next) for n in f.inputs]
+            if not any(mask):
+                continue
+            env["grad_input_mask"] = mask
+            value = eval(f.code, ns, env)
+            if len(f.inputs) == 1:
+                value = (value,)
+            for name, v, m in zip(f.inputs, value, mask):
+                if not m:
+                    continue
+                start, n, is_list = slices[name]
+                if is_list:
+                    for k in range(n):
+                        out[start + k] = v[k] if v is not None else None
+                else:
+                    out[start] = v
+        return out
+
+    def release(self):
+        if self._saved:
+            self._saved = None
+
+
+def _needs(sl, needed, edges):
+    start, n, _ = sl
+    for k in range(start, start + n):
+        if edges[k][0] is not None and (needed is None or needed[k]):
+            return True
+    return False
+
+
+def make_not_implemented(op):
+    cls = node_class(_fallback_name(op) if node_name(op) is None else node_name(op), NotImplementedNode)
+    return cls

@@ -1,0 +1,562 @@
+"""The helpers derivatives.yaml formulas call (torch/csrc/autograd/FunctionsManual.cpp).
+
+Same names and argument order as torch's C++ (``sum_backward(grad, sizes, dims, keepdim)``), so a
+formula reads as the yaml's. Each is written with reftrace ops through the public API (the funnel):
+under ``create_graph=True`` what they compute is recorded, so double backward works through them.
+C++ conventions: an undefined tensor is None, ``self.sym_sizes()`` is ``self.shape``,
+``self.scalar_type()`` is ``self.dtype``; where torch overloads a helper on a Tensor or a
+ScalarType, both are accepted.
+"""
+import math
+
+import reftrace as _rt
+from .. import _dtype as D
+
+
+def _dtype_of(x):
+    return x if isinstance(x, D.dtype) else x.dtype
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    return dim + n if dim < 0 else dim
+
+
+def _dims(dim, ndim):
+    """An OptionalIntArrayRef dim list: None or [] mean every dimension."""
+    if dim is None:
+        return list(range(ndim))
+    if isinstance(dim, int):
+        dim = [dim]
+    if len(dim) == 0:
+        return list(range(ndim))
+    return sorted(_wrap_dim(d, ndim) for d in dim)
+
+
+# -- dtype and scalar helpers -------------------------------------------------------------------
+
+def handle_r_to_c(self_st, gradient_result):
+    """A real input's gradient is the real part of a complex gradient."""
+    if gradient_result is None:
+        return None
+    if not _dtype_of(self_st).is_complex and gradient_result.is_complex():
+        return _rt.real(gradient_result)
+    return gradient_result
+
+
+def maybe_multiply(t, s):
+    """t * s, skipping the multiplication when s is 1 (as torch does, so no node is recorded)."""
+    if isinstance(s, bool) or not (type(s) in (int, float) and s == 1):
+        return t * s
+    return t
+
+
+def scale_grad_by_count(grad, mask, dims):
+    return (grad / mask.sum(dims, True)) * mask
+
+
+# -- arithmetic ---------------------------------------------------------------------------------------
+
+def mul_tensor_backward(grad, other, self_st):
+    out = grad * other.conj()
+    return handle_r_to_c(self_st, out)
+
+
+def div_tensor_self_backward(grad, other, self_st, rounding_mode=None):
+    if rounding_mode is not None:
+        return _rt.zeros_like(grad, dtype=_dtype_of(self_st))
+    result = grad / other.conj()
+    return handle_r_to_c(self_st, result)
+
+
+def div_tensor_other_backward(grad, self, other, rounding_mode=None):
+    if rounding_mode is not None:
+        return _rt.zeros_like(grad, dtype=other.dtype)
+    result = -grad * ((self / other) / other).conj()
+    return handle_r_to_c(other, result)
+
+
+def pow_backward(grad, self, exponent):
+    if _is_scalar_zero(exponent):
+        return _rt.zeros_like(self)
+    def grad_lambda(a, b):
+        return (a * b * self.pow(b - 1)).conj()
+    out = grad * (exponent * self.pow(exponent - 1)).conj() if not isinstance(exponent, _rt.Tensor) \
+        else grad_lambda(grad, exponent)
+    return handle_r_to_c(self, out)
+
+
+def _is_scalar_zero(x):
+    return not isinstance(x, _rt.Tensor) and x == 0
+
+
+def pow_backward_self(grad, self, exponent):
+    out = _rt.where(exponent == 0.0, _rt.zeros((), dtype=grad.dtype),
+                    grad * (exponent * self.pow(exponent - 1)).conj())
+    return handle_r_to_c(self, out)
+
+
+def pow_backward_exponent(grad, self, exponent, result):
+    """d(self ** exponent)/d exponent = result * log(self) (0 where self == 0 and exponent >= 0)."""
+    if isinstance(self, _rt.Tensor):
+        cond = (self == 0) & (exponent >= 0)
+        promoted = _rt.result_type(self, exponent)
+        base = self.to(promoted) if self.dtype != promoted else self
+        out = grad * _rt.where(cond, _rt.zeros((), dtype=grad.dtype), (result * base.log()).conj())
+        return handle_r_to_c(exponent, out)
+    # a Scalar base
+    if not isinstance(self, complex) and self == 0:
+        cond = exponent >= 0
+        out = grad * _rt.where(cond, _rt.zeros((), dtype=grad.dtype), (result * math.log(self) if self > 0 else result * float("nan")).conj())
+    else:
+        out = grad * (result * _log_scalar(self)).conj()
+    return handle_r_to_c(exponent, out)
+
+
+def _log_scalar(x):
+    import cmath
+    if isinstance(x, complex):
+        return cmath.log(x)
+    return math.log(x) if x > 0 else (float("-inf") if x == 0 else cmath.log(x))
+
+
+def clamp_backward(grad, self, min, max):
+    if max is not None and min is not None:
+        return _rt.where((self >= min).logical_and(self <= max), grad, _zero(grad))
+    if min is not None:
+        return _rt.where(self >= min, grad, _zero(grad))
+    if max is not None:
+        return _rt.where(self <= max, grad, _zero(grad))
+    return grad
+
+
+def clamp_backward_min_max(grad, self, min, max, grad_input_mask):
+    ret = [None, None]
+    if max is not None and min is not None:
+        if grad_input_mask[0]:
+            ret[0] = _rt.where(min > max, _zero(grad), _rt.where(self < min, grad, _zero(grad)))
+        if grad_input_mask[1]:
+            ret[1] = _rt.where(min > max, grad, _rt.where(self > max, grad, _zero(grad)))
+    elif min is not None and grad_input_mask[0]:
+        ret[0] = _rt.where(self < min, grad, _zero(grad))
+    elif max is not None and grad_input_mask[1]:
+        ret[1] = _rt.where(self > max, grad, _zero(grad))
+    return tuple(ret)
+
+
+def _zero(grad):
+    return _rt.zeros((), dtype=grad.dtype, device=grad.device)
+
+
+def sgn_backward(x, gx, sgn):
+    abs_ = x.abs()
+    return ((gx - (sgn * sgn.conj()) * gx) / (2. * abs_)).masked_fill(abs_ == 0., 0.)
+
+
+def abs_backward(grad, self):
+    return grad * self.sgn()
+
+
+def reciprocal_backward(grad, result):
+    return -grad * (result * result).conj()
+
+
+# -- reductions -------------------------------------------------------------------------------------
+
+def unsqueeze_multiple(t, dim, n_dims):
+    dims = _dims(dim, n_dims)
+    for d in dims:
+        t = t.unsqueeze(d)
+    return t
+
+
+def sum_backward(grad, sizes, dims, keepdim):
+    sizes = list(sizes)
+    if not keepdim and len(sizes) > 0:
+        if dims is not None and not isinstance(dims, int) and len(dims) == 1:
+            return grad.unsqueeze(dims[0]).expand(sizes)
+        if isinstance(dims, int):
+            return grad.unsqueeze(dims).expand(sizes)
+        return unsqueeze_multiple(grad, dims, len(sizes)).expand(sizes)
+    return grad.expand(sizes)
+
+
+def _safe_size(sizes, dims):
+    n = 1
+    for d in _dims(dims, len(sizes)):
+        n *= sizes[d] if len(sizes) else 1
+    return n
+
+
+def mean_backward(grad, shape, opt_dim, numel, keepdim):
+    is_all_reduce = opt_dim is None or len(opt_dim) == 0
+    n = numel if is_all_reduce else _safe_size(shape, opt_dim)
+    return sum_backward(grad, shape, opt_dim, keepdim) / n
+
+
+def restore_reduced_dims(output, dims, keepdim):
+    if keepdim:
+        return output
+    total_dims = output.dim() + len(dims)
+    target = list(output.shape_tuple)
+    for d in sorted(_wrap_dim(d, total_dims) for d in dims):
+        target.insert(d, 1)
+    return output.reshape(target)
+
+
+def unsqueeze_to(grad, sizes, dim=None):
+    """unsqueeze_to(grad, sizes): drop nothing, add back the size-1 dims of ``sizes`` (squeeze's
+    backward); with ``dim``: only those dims."""
+    sizes = list(sizes)
+    if dim is None:
+        for d, s in enumerate(sizes):
+            if s == 1:
+                grad = grad.unsqueeze(d)
+        return grad
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    nd = len(sizes)
+    for d in sorted(_wrap_dim(x, nd) for x in dims):
+        if sizes[d] == 1:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+def sum_to(grad, shape):
+    """at::sum_to: sum ``grad`` down to ``shape`` (the inverse of broadcasting)."""
+    shape = tuple(shape)
+    gshape = grad.shape_tuple
+    if gshape == shape:
+        return grad
+    lead = len(gshape) - len(shape)
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and gshape[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        grad = grad.sum(dims, True)
+    if lead:
+        grad = grad.view(list(shape)) if grad.is_contiguous() else grad.reshape(list(shape))
+    return grad
+
+
+def evenly_distribute_backward(grad, input, value):
+    mask = (input == value).logical_or(input.isnan().logical_and(value.isnan())) \
+        if input.is_floating_point() else (input == value)
+    count = mask.sum()
+    return mask * (grad / count)
+
+
+def evenly_read_jvp(fw_grad, input, value):  # pragma: no cover - forward mode is not modelled
+    raise NotImplementedError
+
+
+def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
+    sizes = list(sizes)
+    if not keepdim:
+        grad = grad.unsqueeze(dim)
+        indices = indices.unsqueeze(dim)
+    return _rt.zeros(sizes, dtype=grad.dtype, device=grad.device).scatter(dim, indices, grad)
+
+
+def prod_backward(grad, input, result, dim=None, keepdim=False):
+    if dim is None:
+        # prod of everything
+        if input.dim() == 0:
+            return grad
+        zero = input == 0
+        n_zero = int(zero.sum()._to_number())
+        if n_zero == 0:
+            return grad * (result / input).conj()
+        if n_zero > 1:
+            return _rt.zeros_like(input)
+        return _prod_safe_zeros_backward(grad, input.contiguous().view(-1), 0).view_as(input)
+    if input.dim() == 0:
+        return grad
+    dim = _wrap_dim(dim, input.dim())
+    if not keepdim:
+        grad = grad.unsqueeze(dim)
+        result = result.unsqueeze(dim)
+    zero = input == 0
+    if int(zero.sum()._to_number()) == 0:
+        return grad * (result / input).conj()
+    return _prod_safe_zeros_backward(grad, input, dim)
+
+
+def _prod_safe_zeros_backward(grad, inp, dim):
+    if inp.shape_tuple[dim] == 1:
+        return grad
+    ones_size = list(inp.shape_tuple)
+    ones_size[dim] = 1
+    ones = _rt.ones(ones_size, dtype=grad.dtype)
+    exclusive_normal_nocp = _rt.cat([ones, inp.narrow(dim, 0, inp.shape_tuple[dim] - 1)], dim)
+    exclusive_normal = exclusive_normal_nocp.cumprod(dim)
+    narrow_reverse = inp.narrow(dim, 1, inp.shape_tuple[dim] - 1).flip([dim])
+    exclusive_reverse_nocp = _rt.cat([ones, narrow_reverse], dim)
+    exclusive_reverse = exclusive_reverse_nocp.cumprod(dim).flip([dim])
+    return grad * (exclusive_normal * exclusive_reverse).conj()
+
+
+def logsumexp_backward(grad, self, result, dim, keepdim):
+    if not keepdim and self.dim() != 0:
+        grad = unsqueeze_multiple(grad, dim, self.dim())
+        result = unsqueeze_multiple(result, dim, self.dim())
+    return grad * (self - result).exp().conj()
+
+
+def norm_backward(grad, self, p_, norm, dim=None, keepdim=False):
+    p = 2.0 if p_ is None else float(p_)
+    ndim = self.dim()
+    if not keepdim and ndim != 0 and dim is not None and len(list(dim)) != 0:
+        grad = unsqueeze_multiple(grad, dim, ndim)
+        norm = unsqueeze_multiple(norm, dim, ndim)
+    elif not keepdim and ndim != 0 and (dim is None or len(list(dim)) == 0):
+        pass  # a full reduction: 0-dim grad broadcasts
+    if p == 0.0:
+        return _rt.zeros_like(self)
+    if p == 1.0:
+        return self.sgn() * grad
+    if p == 2.0:
+        return grad * (self / norm).masked_fill_(norm == 0, 0)
+    if math.isinf(p):
+        mask = (self.abs() == norm)
+        self_scaled = self.sgn() * mask
+        scale_v = grad / mask.sum(dim if dim is not None else [], True) if dim is not None \
+            else grad / mask.sum()
+        return self_scaled * scale_v
+    if p < 1.0:
+        self_scaled = self.sgn() * self.abs().pow(p - 1).masked_fill_(self == 0, 0)
+        return self_scaled * grad * norm.pow(1 - p)
+    if p < 2.0:
+        self_scaled = self.sgn() * self.abs().pow(p - 1)
+        scale_v = grad / norm.pow(p - 1)
+        scale_v.masked_fill_(norm == 0, 0)
+        return self_scaled * scale_v
+    self_scaled = self * self.abs().pow(p - 2)
+    scale_v = grad / norm.pow(p - 1)
+    scale_v.masked_fill_(norm == 0, 0)
+    return self_scaled * scale_v
+
+
+def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):
+    dim = None if dim is None else list(dim)
+    return norm_backward(grad, self, ord, result, dim, keepdim)
+
+
+def cumsum_backward(grad, dim):
+    if grad.dim() == 0 or grad.shape_tuple[_wrap_dim(dim, grad.dim())] == 0:
+        return grad
+    return grad.flip([dim]).cumsum(dim).flip([dim])
+
+
+def cumprod_backward(grad, input, dim, output):
+    if input.numel() <= 1:
+        return grad
+    dim = _wrap_dim(dim, input.dim())
+    if int((input == 0).sum()._to_number()) == 0:
+        return cumsum_backward((grad * output.conj()), dim) / input.conj()
+    # torch's zero-aware path: per position k, d out_j / d in_k for j >= k
+    n = input.shape_tuple[dim]
+    pieces = []
+    for k in range(n):
+        before = input.narrow(dim, 0, k).prod(dim, True) if k else _rt.ones_like(input.narrow(dim, 0, 1))
+        after_in = input.narrow(dim, k + 1, n - k - 1)
+        after_cp = _rt.cat([_rt.ones_like(input.narrow(dim, 0, 1)), after_in.cumprod(dim)], dim) \
+            if n - k - 1 > 0 else _rt.ones_like(input.narrow(dim, 0, 1))
+        g = grad.narrow(dim, k, n - k)
+        pieces.append((g * (before * after_cp).conj()).sum(dim, True))
+    return _rt.cat(pieces, dim)
+
+
+def cummaxmin_backward(grad, input, indices, dim):
+    if input.numel() == 0:
+        return input
+    result = _rt.zeros_like(input)
+    return result.scatter_add(dim, indices, grad)
+
+
+# -- shape ------------------------------------------------------------------------------------------
+
+def permute_backwards(grad, fwd_dims):
+    ndims = len(fwd_dims)
+    dims = [0] * ndims
+    for i in range(ndims):
+        dims[_wrap_dim(fwd_dims[i], ndims)] = i
+    return grad.permute(dims)
+
+
+def unbind_backward(grads, dim):
+    like = next(g for g in grads if g is not None) if any(g is not None for g in grads) else None
+    return _rt.stack([g if g is not None else _rt.zeros_like(like) for g in grads], dim)
+
+
+def split_with_sizes_backward(grads, split_sizes, dim, sizes, options):
+    dim = _wrap_dim(dim, len(sizes))
+    all_defined = []
+    for j, g in enumerate(grads):
+        if g is not None:
+            all_defined.append(g)
+        else:
+            length = split_sizes[j]
+            shape = list(sizes)
+            shape[dim] = length
+            all_defined.append(_rt.zeros(shape, dtype=options.dtype, device=options.device))
+    return _rt.cat(all_defined, dim)
+
+
+def split_backward(grads, split_size, dim, sizes, options):
+    dim = _wrap_dim(dim, len(sizes))
+    dim_size = sizes[dim]
+    num_splits = max((dim_size + split_size - 1) // split_size, 1)
+    split_sizes = [split_size] * num_splits
+    split_sizes[-1] = split_size - (split_size * num_splits - dim_size)
+    return split_with_sizes_backward(grads, split_sizes, dim, sizes, options)
+
+
+def chunk_backward_nested(*args):  # pragma: no cover - nested tensors are not modelled
+    raise NotImplementedError
+
+
+def repeat_backward(grad, repeats, input_shape):
+    input_dims = len(input_shape)
+    num_unsqueezed = grad.dim() - input_dims
+    for _ in range(num_unsqueezed):
+        grad = grad.sum(0, False)
+    sizes = []
+    for i in range(input_dims):
+        sizes += [repeats[num_unsqueezed + i], input_shape[i]]
+    grad = grad.reshape(sizes)
+    return grad.sum(list(range(0, 2 * input_dims, 2)), False) if input_dims else grad
+
+
+def cat_tensors_backward(grad, sizes, dtypes, dim):
+    """cat's gradient, split back into one piece per input (0-element inputs of rank 1 get none)."""
+    if grad is None:
+        return [None] * len(sizes)
+    grad_inputs = [None] * len(sizes)
+    dim = _legacy_cat_wrap_dim(dim, sizes)
+    accumulate = 0
+    grad_is_complex = grad.is_complex()
+    for i, shape in enumerate(sizes):
+        if len(shape) == 1 and shape[0] == 0:
+            grad_inputs[i] = _rt.zeros([0], dtype=grad.dtype, device=grad.device)
+            continue
+        size = shape[dim]
+        accumulate += size
+        g = grad.narrow(dim, accumulate - size, size)
+        if grad_is_complex and not dtypes[i].is_complex:
+            g = _rt.real(g)
+        grad_inputs[i] = g
+    return grad_inputs
+
+
+def _legacy_cat_wrap_dim(dim, sizes):
+    for s in sizes:
+        if not (len(s) == 1 and s[0] == 0):
+            return _wrap_dim(dim, len(s))
+    return dim
+
+
+def stack_tensors_backward(grad, dim, dtypes):
+    grad_inputs = list(grad.unbind(dim))
+    if grad.is_complex():
+        grad_inputs = [_rt.real(g) if not dt.is_complex else g for g, dt in zip(grad_inputs, dtypes)]
+    return grad_inputs
+
+
+def to_type_tensors(x):
+    return x
+
+
+def index_backward(zeros_like_self, indices, grad):
+    return _rt.index_put(zeros_like_self, indices, grad, True)
+
+
+def select_backward_symint(grad, input_sizes, dim, index):
+    return _rt.ops.get_packet("select_backward")(grad, list(input_sizes), dim, index)
+
+
+def as_strided_backward(grad, input_geometry, sizes, strides, storage_offset):
+    """as_strided's gradient, for the common case of a non-overlapping view of a dense input."""
+    shape, stride, offset = input_geometry
+    flat = _rt.zeros(list(shape), dtype=grad.dtype, device=grad.device)
+    view = flat.as_strided(list(sizes), list(strides),
+                           storage_offset if storage_offset is not None else offset)
+    view.copy_(grad)
+    return flat
+
+
+def infinitely_differentiable_gelu_backward(grad, self):
+    kAlpha = 1.0 / math.sqrt(2.0)
+    kBeta = 2.0 / math.sqrt(math.pi) * 0.5
+    cdf = (self * kAlpha).erf().add_(1.0).mul_(0.5)
+    pdf = (-0.5 * self * self).exp()
+    return grad * (cdf + self * pdf * (kAlpha * kBeta))
+
+
+def masked_fill_backward(grad, mask):
+    return _rt.where(mask, grad, _zero(grad)).sum()
+
+
+def softmax_double_backward(grad, grad_output, dim, output):
+    return grad_output * grad - (output * grad_output).sum(dim, True) * grad - \
+        grad_output * (output * grad).sum(dim, True)
+
+
+def _sym_numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def slice_backward_wrapper(grad, input_sizes, dim, start, end, step):
+    start_val = start if start is not None else 0
+    end_val = end if end is not None else _INT64_MAX
+    return _rt.ops.get_packet("slice_backward")(grad, list(input_sizes), dim, start_val, end_val, step)
+
+
+_INT64_MAX = 2 ** 63 - 1
+
+
+# -- linear algebra -----------------------------------------------------------------------------------
+
+def mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, mat1_layout, alpha):
+    # a column-major mat1 gets its gradient column-major too
+    if mat1_strides[0] == 1 and mat1_strides[1] == mat1_sizes[0]:
+        return maybe_multiply(mat2.conj().mm(grad.t()).t(), _conj_scalar(alpha))
+    return maybe_multiply(grad.mm(mat2.t().conj()), _conj_scalar(alpha))
+
+
+def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, mat2_layout, alpha):
+    if mat2_strides[0] == 1 and mat2_strides[1] == mat2_sizes[0]:
+        return maybe_multiply(grad.t().mm(mat1.conj()).t(), _conj_scalar(alpha))
+    return maybe_multiply(mat1.t().conj().mm(grad), _conj_scalar(alpha))
+
+
+def _conj_scalar(s):
+    return s.conjugate() if isinstance(s, complex) else s
+
+
+# -- metadata of saved tensors (torch saves these instead of the tensors) ----------------------------
+
+def to_args_sizes(tensors):
+    return [list(t.shape) for t in tensors]
+
+
+to_args_sizes_symint = to_args_sizes
+
+
+def to_args_scalartypes(tensors):
+    return [t.dtype for t in tensors]
+
+
+def TensorGeometry(t):
+    return (tuple(t.shape), tuple(t.stride()), t.storage_offset())
+
+
+def _to_copy_backward(grad, self_options):
+    """The gradient of a dtype/device conversion: converted back (a real input's gradient is the
+    real part of a complex one)."""
+    if not self_options.dtype.is_complex and grad.is_complex():
+        grad = _rt.real(grad)
+    return grad.to(dtype=self_options.dtype, device=self_options.device)

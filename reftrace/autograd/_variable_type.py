@@ -1,0 +1,382 @@
+"""Recording autograd history for an op call (torch's generated VariableType.cpp), and the
+Tensor-side autograd API (grad_fn, retain_grad, register_hook, .grad accumulation).
+
+The funnel (``reftrace/_dispatch.py run_kernel``) calls ``record`` only when grad mode is on and
+some tensor argument requires grad, so tensors that never require grad pay nothing here. For such
+a call torch's VariableType:
+
+1. refuses an in-place op on a leaf that requires grad (or on a view of one);
+2. saves what the backward formulas read (``_derivatives.Compiled``);
+3. runs the kernel;
+4. makes the grad_fn node, with one edge per differentiable input, and sets it as the history of
+   each differentiable output (for an in-place op: of ``self``; when ``self`` is a view, the base's
+   history is rebased onto a ``CopySlices`` node, and the view's own grad_fn becomes an
+   ``AsStridedBackward0`` of the new base history, as torch does).
+"""
+import warnings
+import weakref
+
+from .graph import AccumulateGrad, node_class, Node
+from ._derivatives import SavedVariable, TensorMeta, compiled, make_not_implemented
+
+
+def _is_tensor(v):
+    from .._tensor import Tensor
+    return isinstance(v, Tensor)
+
+
+def _differentiable_dtype(t):
+    d = t.dtype
+    return d.is_floating_point or d.is_complex
+
+
+# -- edges ------------------------------------------------------------------------------------------
+
+def grad_accumulator(t):
+    """The leaf's AccumulateGrad node (one per leaf while it is alive, as torch caches it)."""
+    ref = t._grad_acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._grad_acc = weakref.ref(acc)
+    return acc
+
+
+def gradient_edge(t):
+    """(node, output_nr) the gradient of ``t`` flows into; (None, 0) if it does not require grad."""
+    if t is None or not t.requires_grad:
+        return (None, 0)
+    fn = grad_fn_of(t)
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (grad_accumulator(t), 0)
+
+
+def grad_fn_of(t):
+    fn = t._grad_fn
+    if fn is not None and t._view_meta is not None:
+        fn = _refresh_view_grad_fn(t)
+    return fn
+
+
+# -- recording --------------------------------------------------------------------------------------
+
+def check_inplace(t):
+    """torch's check_inplace: an in-place op on a leaf that requires grad (or a view of one), or
+    on a view made under no_grad."""
+    if t._view_meta == "no_grad":
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+            "can clarify your code by moving both the view and the inplace either both inside the "
+            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+            "want the inplace to be tracked).")
+    if t.requires_grad and t._grad_fn is None:
+        base = t._base
+        if base is not None and base.requires_grad and base._grad_fn is None and t._view_meta is not False:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        if base is None or t._view_meta is False:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def record(op, args):
+    """Run ``op`` on ``args`` (some tensor requires grad, grad mode on) and record its history."""
+    if op.composite is not None:  # CompositeImplicitAutograd: the ops it calls record themselves
+        return op.composite(*args)
+    inplace = op.is_inplace
+    if inplace:
+        check_inplace(args[0])
+    if op.derivatives is None:
+        return _record_without_formula(op, args)
+    c = compiled(op)
+    edges, slices, metas = [], {}, []
+    active = set()  # the inputs that need a gradient
+    for i, name, is_list in c.inputs:
+        a = args[i]
+        items = a if is_list else (a,)
+        slices[name] = (len(edges), len(items), is_list)
+        for t in items:
+            e = gradient_edge(t)
+            if e[0] is not None:
+                active.add(name)
+            edges.append(e)
+            metas.append(None if t is None else (t.shape_tuple, t.dtype, t.device))
+    if not active:
+        return op.kernel(*args)
+    users = c.users
+    saved = {}
+    for i, name, how in c.saved:
+        v = args[i]
+        if users[name].isdisjoint(active):
+            continue
+        if v is None:
+            saved[name] = None
+        elif how == "tensor":
+            if inplace and i == 0:  # torch's original_self: a copy of self as it was
+                from ..ops.casts import clone
+                v = clone.kernel(v, None)
+            saved[name] = SavedVariable(v)
+        elif how == "meta":
+            saved[name] = TensorMeta(v)
+        elif how == "list":
+            saved[name] = [SavedVariable(t) if t is not None else None for t in v]
+        elif how == "metalist":
+            saved[name] = [TensorMeta(t) if t is not None else None for t in v]
+        else:
+            saved[name] = list(v) if type(v) is list else v
+    result = op.kernel(*args)
+    node = c.cls()
+    node._c = c
+    node._next = tuple(edges)
+    node._slices = slices
+    node._input_meta = metas
+    outs = _outputs(op, result)
+    if inplace:
+        _set_inplace_history(args[0], node)
+    else:
+        for k, out in enumerate(outs):
+            if out is None or not _is_tensor(out) or not _output_differentiable(c, op, k):
+                continue
+            if not _differentiable_dtype(out) or any(out is a for a in args):
+                continue
+            _set_history(out, node, k)
+            if op.is_view and out._base is not None:
+                out._view_meta = True
+    for k, name in c.saved_outputs:
+        if users[name].isdisjoint(active):
+            continue
+        out = outs[k] if not (len(c.outputs) == 1 and type(result) in (list, tuple)) else result
+        if type(out) in (list, tuple):
+            saved[name] = [SavedVariable(o, True, node) for o in out]
+        else:
+            saved[name] = SavedVariable(out, True, node)
+    node._saved = saved
+    return result
+
+
+def _outputs(op, result):
+    if type(result) in (tuple, list):
+        return list(result)
+    return [result]
+
+
+def _output_differentiable(c, op, k):
+    od = op.output_differentiability
+    if od is None:
+        return True
+    return od[k] if k < len(od) else od[-1]
+
+
+def _set_history(t, node, output_nr):
+    t._grad_fn = node
+    t._output_nr = output_nr
+    t.requires_grad = True
+
+
+def _record_without_formula(op, args):
+    """An op torch differentiates but reftrace has no formula for yet: the results require grad
+    and carry a node that says so when backward reaches it."""
+    result = op.kernel(*args)
+    edges = []
+    for i in op.tensor_slots:
+        a = args[i]
+        for t in (a if type(a) is list else (a,)):
+            edges.append(gradient_edge(t))
+    node = make_not_implemented(op)(edges)
+    node._op_name = op.name.split("::")[1]
+    if op.is_inplace:
+        _set_inplace_history(args[0], node)
+        return result
+    for k, out in enumerate(_outputs(op, result)):
+        if _is_tensor(out) and _differentiable_dtype(out) and not any(out is a for a in args):
+            _set_history(out, node, k)
+    return result
+
+
+# -- in-place on views: CopySlices ------------------------------------------------------------------
+
+def _set_inplace_history(t, node):
+    base = t._base
+    if base is None or t._view_meta is False:
+        _set_history(t, node, 0)
+        return
+    # torch's rebase_history for a view: the base's new history is CopySlices(base's old history,
+    # this view's geometry, the in-place op's node); the view reads its grad_fn off the base
+    copy = CopySlices(gradient_edge(base), base, t, node)
+    base._grad_fn = copy
+    base._output_nr = 0
+    base.requires_grad = True
+    t.requires_grad = True
+    t._grad_fn = copy  # replaced by an AsStridedBackward0 of the base on first read
+    t._output_nr = 0
+    t._view_meta = (base, copy, None)
+
+
+def _refresh_view_grad_fn(t):
+    """A view whose base's history changed since: its grad_fn is AsStridedBackward0 of the base
+    (torch regenerates it lazily the same way, VariableHooks::grad_fn)."""
+    meta = t._view_meta
+    if meta is True:
+        base = t._base
+        # the view was made by a differentiable op: its own node stays valid until the base is
+        # modified in place through another view
+        return t._grad_fn
+    base, base_fn, view_fn = meta
+    if base._grad_fn is base_fn and view_fn is not None:
+        return view_fn
+    from ..ops import OVERLOADS
+    op = OVERLOADS["aten::as_strided"]
+    c = compiled(op)
+    node = c.cls()
+    node._c = c
+    node._next = (gradient_edge(base),)
+    node._slices = {"self": (0, 1, False)}
+    node._input_meta = [(base.shape_tuple, base.dtype, base.device)]
+    node._saved = _saved_for(c, [base, list(t.shape_tuple), list(t.stride()), t.storage_offset()])
+    t._grad_fn = node
+    t._output_nr = 0
+    t._view_meta = (base, base._grad_fn, node)
+    return node
+
+
+def _saved_for(c, args):
+    saved = {}
+    for i, name, how in c.saved:
+        v = args[i]
+        saved[name] = TensorMeta(v) if how == "meta" else SavedVariable(v) if how == "tensor" else v
+    return saved
+
+
+class CopySlices(Node):
+    """The base's grad_fn after an in-place op through one of its views (torch's CopySlices):
+    the gradient of the base, with the view's region replaced by what the in-place op's node
+    gives for it."""
+    __slots__ = ("_shape", "_stride", "_offset", "_fn", "_base_meta")
+
+    def __init__(self, base_edge, base, view, fn):
+        # edges: the base's old history, then the in-place op's other inputs
+        super().__init__((base_edge,) + tuple(fn._next[1:]))
+        self._shape = list(view.shape_tuple)
+        self._stride = list(view.stride())
+        self._offset = view.storage_offset()
+        self._fn = fn
+        self._base_meta = (base.shape_tuple, base.stride(), base.dtype, base.device)
+        self._seq = fn._seq
+
+    @property
+    def _input_meta(self):
+        shape, _, dtype, device = self._base_meta
+        return [(shape, dtype, device)] + list(getattr(self._fn, "_input_meta", [None] * len(self._fn._next))[1:])
+
+    def apply(self, grads, needed=None):
+        import reftrace
+        grad = grads[0]
+        out = [None] * len(self._next)
+        if grad is None:
+            return out
+        shape, stride, _, _ = self._base_meta
+        result = reftrace.empty_strided(list(shape), list(stride), dtype=grad.dtype, device=grad.device)
+        result.copy_(grad)
+        grad_slice = result.as_strided(self._shape, self._stride, self._offset)
+        res = self._fn.apply([grad_slice.clone()], None)
+        for i in range(1, len(res)):
+            out[i] = res[i]
+        if res and res[0] is not None:
+            grad_slice.copy_(res[0])
+        else:
+            grad_slice.zero_()
+        out[0] = result
+        return out
+
+    def release(self):
+        self._fn.release()
+
+
+# -- Tensor's autograd methods ----------------------------------------------------------------------
+
+def warn_non_leaf_grad():
+    warnings.warn(
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+        "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+        "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+        "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+        "instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered "
+        "internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)",
+        UserWarning, stacklevel=3)
+
+
+def check_grad_assignment(t, value):
+    if value is None:
+        return
+    if not _is_tensor(value):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                        f"{type(value).__name__}")
+    if value.dtype != t.dtype:
+        raise RuntimeError("assigned grad has data of a different type")
+    if value.device != t.device:
+        raise RuntimeError("assigned grad has data located on a different device")
+    if value.shape_tuple != t.shape_tuple:
+        raise RuntimeError("assigned grad has data of a different size")
+
+
+def retain_grad(t):
+    if not t.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if t._grad_fn is None or t._retains_grad:
+        return  # a leaf retains its grad anyway
+    t._retains_grad = True
+    fn = grad_fn_of(t)
+    ref = weakref.ref(t)
+
+    def hook(grad):
+        var = ref()
+        if var is None or grad is None:
+            return
+        if var._grad is None:
+            var._grad = grad.clone() if not grad.requires_grad else grad
+        else:
+            var._grad = var._grad + grad
+    if fn._retains_grad_hooks is None:
+        fn._retains_grad_hooks = {}
+    fn._retains_grad_hooks[t._output_nr] = hook
+
+
+def register_hook(t, hook):
+    if not t.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    fn = grad_fn_of(t)
+    if fn is not None:
+        return fn._register_tensor_hook(t._output_nr, hook)
+    from .graph import _Hooks
+    if t._hooks is None:
+        t._hooks = _Hooks()
+    return t._hooks.add(hook)
+
+
+def accumulate_grad(var, grad):
+    """AccumulateGrad::apply: the leaf's hooks, then ``.grad = grad`` or ``.grad += grad``."""
+    if grad is None:
+        return
+    hooks = var._hooks
+    if hooks:
+        for h in list(hooks.values()):
+            r = h(grad)
+            if r is not None:
+                grad = r
+    from .grad_mode import STATE
+    old = var._grad
+    if old is None:
+        if not STATE.enabled and grad.requires_grad:
+            grad = grad.detach()
+        # torch steals the incoming buffer when nothing else holds it, else copies it in the
+        # leaf's layout (the gradient layout contract): a view (sum's expand) is copied here
+        if grad._base is not None or grad.stride() != var.stride():
+            from ..ops.casts import clone
+            grad = grad.clone() if grad.requires_grad else clone.kernel(grad, None)
+        var._grad = grad
+    elif STATE.enabled:
+        var._grad = old + grad  # create_graph: out of place, so the new grad has history
+    else:
+        old.add_(grad)
