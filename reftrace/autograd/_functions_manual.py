@@ -77,17 +77,11 @@ def div_tensor_other_backward(grad, self, other, rounding_mode=None):
 
 
 def pow_backward(grad, self, exponent):
-    if _is_scalar_zero(exponent):
+    if exponent == 0:
         return _rt.zeros_like(self)
-    def grad_lambda(a, b):
-        return (a * b * self.pow(b - 1)).conj()
-    out = grad * (exponent * self.pow(exponent - 1)).conj() if not isinstance(exponent, _rt.Tensor) \
-        else grad_lambda(grad, exponent)
+    exp = complex(exponent) if isinstance(exponent, complex) else float(exponent)
+    out = grad * (exp * self.pow(exp - 1)).conj()
     return handle_r_to_c(self, out)
-
-
-def _is_scalar_zero(x):
-    return not isinstance(x, _rt.Tensor) and x == 0
 
 
 def pow_backward_self(grad, self, exponent):
@@ -97,27 +91,32 @@ def pow_backward_self(grad, self, exponent):
 
 
 def pow_backward_exponent(grad, self, exponent, result):
-    """d(self ** exponent)/d exponent = result * log(self) (0 where self == 0 and exponent >= 0)."""
-    if isinstance(self, _rt.Tensor):
-        cond = (self == 0) & (exponent >= 0)
+    """d(self ** exponent)/d exponent = result * log(self), 0 where self == 0 and exponent >= 0
+    (``self`` a tensor, or a Python number for pow.Scalar)."""
+    if isinstance(self, _rt.Tensor) or hasattr(self, "dtype"):
+        cond = (self == 0).logical_and(exponent >= 0)
         promoted = _rt.result_type(self, exponent)
-        base = self.to(promoted) if self.dtype != promoted else self
-        out = grad * _rt.where(cond, _rt.zeros((), dtype=grad.dtype), (result * base.log()).conj())
+        self_ = self.to(promoted)
+        out = grad * _rt.where(cond, _rt.zeros((), dtype=grad.dtype), (result * self_.log()).conj())
         return handle_r_to_c(exponent, out)
-    # a Scalar base
-    if not isinstance(self, complex) and self == 0:
-        cond = exponent >= 0
-        out = grad * _rt.where(cond, _rt.zeros((), dtype=grad.dtype), (result * math.log(self) if self > 0 else result * float("nan")).conj())
+    log_base = _scalar_log(self)
+    if self == 0:
+        out = grad * _rt.where(exponent >= 0, _rt.zeros((), dtype=grad.dtype),
+                               (result * log_base).conj())
     else:
-        out = grad * (result * _log_scalar(self)).conj()
+        out = grad * (result * log_base).conj()
     return handle_r_to_c(exponent, out)
 
 
-def _log_scalar(x):
+def _scalar_log(x):
     import cmath
-    if isinstance(x, complex):
+    if isinstance(x, complex) or x < 0:
         return cmath.log(x)
-    return math.log(x) if x > 0 else (float("-inf") if x == 0 else cmath.log(x))
+    return math.log(x) if x > 0 else float("-inf")
+
+
+def log1p_backward(grad, self):
+    return grad / (self + 1).conj()
 
 
 def clamp_backward(grad, self, min, max):
@@ -560,3 +559,45 @@ def _to_copy_backward(grad, self_options):
     if not self_options.dtype.is_complex and grad.is_complex():
         grad = _rt.real(grad)
     return grad.to(dtype=self_options.dtype, device=self_options.device)
+
+
+# -- activations -------------------------------------------------------------------------------------
+
+def infinitely_differentiable_silu_backward(grad_output, input):
+    sigmoid = input.sigmoid()
+    return grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid))
+
+
+def silu_double_backward(grad, grad_output, self):
+    sigmoid = self.sigmoid()
+    tmp = (1 - sigmoid)
+    return grad * grad_output * sigmoid * tmp * (2 + self * (1 - 2 * sigmoid))
+
+
+def softplus_double_backward(grad, input, beta, threshold):
+    z = (input * beta).sigmoid()
+    return grad * (z * (1 - z) * beta).masked_fill((input * beta) > threshold, 0)
+
+
+def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    negative = (self_or_result < 0).type_as(grad)
+    if is_result:
+        return grad * grad_output * input_scale * negative
+    return _rt.ops.get_packet("elu_backward")(grad * grad_output * input_scale, alpha, scale,
+                                              input_scale, is_result, self_or_result) * negative
+
+
+def gelu_double_backward(ggI, gO, input, approximate):
+    """d/dx of gelu's derivative, times both incoming gradients."""
+    if approximate == "tanh":
+        kBeta = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5
+        kKappa = 0.044715
+        tanh_inner = (kBeta * (input + kKappa * input.pow(3))).tanh()
+        dinner = kBeta * (1 + 3 * kKappa * input * input)
+        d2inner = kBeta * 6 * kKappa * input
+        dtanh = 1 - tanh_inner * tanh_inner
+        d2tanh = -2 * tanh_inner * dtanh
+        return ggI * gO * (dtanh * dinner + 0.5 * input * (d2tanh * dinner * dinner + dtanh * d2inner))
+    kBeta = 1.0 / math.sqrt(2.0 * math.pi)
+    input_pdf = (-0.5 * input * input).exp() * kBeta
+    return ggI * gO * (2 * input_pdf - input * input * input_pdf)

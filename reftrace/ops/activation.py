@@ -104,6 +104,11 @@ def relu6(self):
     return hardtanh.kernel(self, 0, 6)
 
 
+@composite(relu6)
+def _relu6_composite(self):
+    return hardtanh(self, 0, 6)
+
+
 @op("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", variants=())
 def hardtanh(self, min_val, max_val):
     # integral inputs: the limits are truncated first (int(-0.5) == 0 is a valid uint8 limit)
@@ -112,6 +117,9 @@ def hardtanh(self, min_val, max_val):
     # ATen writes clamp's result into empty_like(self): an empty input keeps its strides
     result = _clamp(self, min_val, max_val, "hardtanh")
     return empty_like_layout(self, result._array, result.dtype)
+
+
+derivatives(hardtanh, {"self": "hardtanh_backward(grad, self, min_val, max_val)"})
 
 
 @op("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor", variants=("function",))
@@ -126,6 +134,9 @@ def threshold(self, threshold, value):
     return _like_input(arr, self)
 
 
+derivatives(threshold, {"self": "threshold_backward(grad, self, threshold)"})
+
+
 @op("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", variants=())
 def leaky_relu(self, negative_slope):
     dt = self.dtype
@@ -138,6 +149,9 @@ def leaky_relu(self, negative_slope):
     return _like_input(xp.where(a > 0, a, a * slope), self)
 
 
+derivatives(leaky_relu, {"self": "leaky_relu_backward(grad, self, negative_slope, False)"})
+
+
 # -- smooth activations ---------------------------------------------------------------------------
 
 @op("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", variants=())
@@ -145,6 +159,9 @@ def elu(self, alpha, scale, input_scale):
     def fn(x):
         return np.where(x > 0, x * scale, np.expm1(x * input_scale) * (alpha * scale))
     return _smooth(self, "elu_cpu", fn)
+
+
+derivatives(elu, {"self": "elu_backward(grad, alpha, scale, input_scale, False, self)"})
 
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -163,9 +180,16 @@ def gelu(self, approximate):
     return _smooth(self, "GeluKernelImpl", fn)
 
 
+derivatives(gelu, {"self": "gelu_backward(grad, self, approximate=approximate)"})
+
+
 @op("silu(Tensor self) -> Tensor", variants=())
 def silu(self):
     return _smooth(self, "silu_cpu", lambda x: x / (1 + np.exp(-x)), allow_complex=True)
+
+
+derivatives(silu, {"self": "(infinitely_differentiable_silu_backward(grad, self) if is_grad_enabled() "
+                           "else silu_backward(grad, self))"})
 
 
 @op("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", variants=())
@@ -174,6 +198,9 @@ def softplus(self, beta, threshold):
         # above the threshold torch returns x itself (log1p(exp(bx))/b == x to working precision)
         return np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
     return _smooth(self, "softplus_cpu", fn)
+
+
+derivatives(softplus, {"self": "softplus_backward(grad, self, beta, threshold)"})
 
 
 # In-place variants: relu_ is a function and a method; the nn ones have no Python variant.
@@ -189,6 +216,14 @@ elu_ = _register_inplace(
     "elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", elu)
 gelu_ = _register_inplace('gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)', gelu)
 silu_ = _register_inplace("silu_(Tensor(a!) self) -> Tensor(a!)", silu)
+derivatives(relu_, relu.derivatives)
+composite(relu6_)(lambda self: hardtanh_(self, 0, 6))
+derivatives(hardtanh_, hardtanh.derivatives)
+derivatives(threshold_, threshold.derivatives)
+derivatives(leaky_relu_, {"self": "leaky_relu_backward(grad, result, negative_slope, True)"})
+derivatives(elu_, {"self": "elu_backward(grad, alpha, scale, input_scale, True, result)"})
+derivatives(gelu_, gelu.derivatives)
+derivatives(silu_, silu.derivatives)
 
 
 # -- erf ------------------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from .._promotion import check_inplace_cast, result_type
 from .._tensor import Tensor, _data_ptr, _fresh, scalar_to_tensor, xp_of
 from ._iter import broadcast_shapes, pointwise_result
 from ._pointwise_helpers import as_np, binary, float_of, unary, write_inplace
-from ._registry import PACKETS, derivatives, op
+from ._registry import OVERLOADS, PACKETS, composite, derivatives, op
+from .._dispatch import dispatch
 from .casts import CPP_NAMES, checked_scalar as _checked_real, is_non_overlapping_and_dense
 from .reduction import not_implemented
 
@@ -216,7 +217,13 @@ def register_alias(alias, target, inplace_variants=None):
         for ov in PACKETS[f"aten::{target}{suffix}"].overloads:
             dotted = alias + suffix + (f".{ov.overload}" if ov.overload else "")
             variants = inplace_variants if suffix and inplace_variants else ov.variants
-            op(dotted + "(" + ov.schema.text.split("(", 1)[1], variants=variants)(ov.kernel)
+            alias_ov = op(dotted + "(" + ov.schema.text.split("(", 1)[1], variants=variants)(ov.kernel)
+            # autograd records the target's node (an alias is a call of its target in ATen)
+            composite(alias_ov)(functools.partial(_call_target, ov))
+
+
+def _call_target(target, *args):
+    return dispatch(target, list(args))
 
 
 # -- add, sub, rsub, mul --------------------------------------------------------------------------
@@ -398,6 +405,10 @@ derivatives(op("div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding
                variants=("method",))(inplace(_div_scalar_mode)), _DIV_SCALAR_MODE)
 # true_divide is div: the tracer's NormalizeOps pass records it as aten::div
 register_binary("true_divide", _true_divide)
+for _suffix in ("", "_"):  # true_divide calls div: autograd records div's node
+    for _overload in ("Tensor", "Scalar"):
+        composite(OVERLOADS[f"aten::true_divide{_suffix}.{_overload}"])(
+            functools.partial(_call_target, OVERLOADS[f"aten::div{_suffix}.{_overload}"]))
 floor_divide = register_binary("floor_divide", _floor_divide, ("", "Scalar"))
 
 
@@ -414,6 +425,21 @@ remainder = register_binary(
     "remainder", binary_kernel(_nonzero_divisor(_remainder_arrays), dispatch_check("remainder_cpu", "if")),
     ("Tensor", "Scalar", "Scalar_Tensor"))
 fmod = register_binary("fmod", binary_kernel(_nonzero_divisor(np.fmod), dispatch_check("fmod_cpu", "if")))
+
+
+def _declare_binary(name, tensor_formulas, scalar_formulas):
+    """derivatives for name.Tensor / name.Scalar and their in-place variants."""
+    for suffix in ("", "_"):
+        derivatives(OVERLOADS[f"aten::{name}{suffix}.Tensor"], tensor_formulas)
+        derivatives(OVERLOADS[f"aten::{name}{suffix}.Scalar"], scalar_formulas)
+
+
+_declare_binary("remainder", {"self": "grad", "other": '-grad * self.div(other, rounding_mode="floor")'},
+                {"self": "grad"})
+_declare_binary("fmod", {"self": "grad", "other": '-grad * self.div(other, rounding_mode="trunc")'},
+                {"self": "grad"})
+composite(OVERLOADS["aten::remainder.Scalar_Tensor"])(
+    lambda self, other: OVERLOADS["aten::remainder.Tensor"](_wrap(self, other), other))
 
 
 # -- pow ------------------------------------------------------------------------------------------
@@ -483,11 +509,19 @@ def _pow_number_base(self, exponent):
     return _pow_tensor(_wrap(self, exponent), exponent)
 
 
-op("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", variants=_FM)(_pow_tensor)
-op("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", variants=_FM)(_pow_scalar)
-op("pow.Scalar(Scalar self, Tensor exponent) -> Tensor")(_pow_number_base)
-op("pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", variants=("method",))(inplace(_pow_tensor))
-op("pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", variants=("method",))(inplace(_pow_scalar))
+_POW_TENSOR = {"self": "pow_backward_self(grad, self, exponent)",
+               "exponent": "pow_backward_exponent(grad, self, exponent, result)"}
+_POW_SCALAR = {"self": "pow_backward(grad, self, exponent)"}
+derivatives(op("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", variants=_FM)(_pow_tensor),
+            _POW_TENSOR)
+derivatives(op("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", variants=_FM)(_pow_scalar),
+            _POW_SCALAR)
+derivatives(op("pow.Scalar(Scalar self, Tensor exponent) -> Tensor")(_pow_number_base),
+            {"exponent": "pow_backward_exponent(grad, self, exponent, result)"})
+derivatives(op("pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", variants=("method",))(
+    inplace(_pow_tensor)), _POW_TENSOR)
+derivatives(op("pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", variants=("method",))(
+    inplace(_pow_scalar)), _POW_SCALAR)
 
 
 # -- unary: neg abs sign reciprocal positive --------------------------------------------------------
@@ -528,16 +562,20 @@ def _no_complex_abs_(self):
         raise RuntimeError("In-place abs is not supported for complex tensors.")
 
 
-_UNARY = {  # name: (kernel, in-place variants' function variants)
-    "neg": (lambda self: unary(self, np.negative, compute=_NEG_CHECK), _FM),
-    "sign": (lambda self: unary(self, _sign_arrays, compute=_sign_check), ("method",)),
-    "reciprocal": (quiet(lambda self: unary(self, np.reciprocal, compute=float_of)), _FM),
+_UNARY = {  # name: (kernel, in-place variants' function variants, derivative)
+    "neg": (lambda self: unary(self, np.negative, compute=_NEG_CHECK), _FM, "grad.neg()"),
+    "sign": (lambda self: unary(self, _sign_arrays, compute=_sign_check), ("method",),
+             "zeros_like(grad)"),
+    "reciprocal": (quiet(lambda self: unary(self, np.reciprocal, compute=float_of)), _FM,
+                   "-grad * (result * result).conj()"),
 }
-for _name, (_kernel, _inplace_variants) in _UNARY.items():
-    op(f"{_name}(Tensor self) -> Tensor", variants=_FM)(_kernel)
-    op(f"{_name}_(Tensor(a!) self) -> Tensor(a!)", variants=_inplace_variants)(inplace(_kernel))
-op("abs(Tensor self) -> Tensor", variants=_FM)(_abs)
-op("abs_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(_abs, before=_no_complex_abs_))
+for _name, (_kernel, _inplace_variants, _formula) in _UNARY.items():
+    derivatives(op(f"{_name}(Tensor self) -> Tensor", variants=_FM)(_kernel), {"self": _formula})
+    derivatives(op(f"{_name}_(Tensor(a!) self) -> Tensor(a!)", variants=_inplace_variants)(
+        inplace(_kernel)), {"self": _formula})
+derivatives(op("abs(Tensor self) -> Tensor", variants=_FM)(_abs), {"self": "grad * self.sgn()"})
+derivatives(op("abs_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(
+    inplace(_abs, before=_no_complex_abs_)), {"self": "grad * self.sgn()"})
 
 
 @op("positive(Tensor(a) self) -> Tensor(a)", variants=_FM)
@@ -592,12 +630,17 @@ def _lerp_tensor(self, end, weight):
 
 
 # Tensor first (torch's parser order): a 0-dim weight tensor picks lerp.Tensor
-op("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", variants=_FM)(_lerp_tensor)
-op("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", variants=_FM)(_lerp_scalar)
-op("lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)",
-   variants=("method",))(inplace(_lerp_tensor))
-op("lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)",
-   variants=("method",))(inplace(_lerp_scalar))
+_LERP_TENSOR = {"self": "grad * (1 - weight).conj()", "end": "grad * weight.conj()",
+                "weight": "grad * (end - self).conj()"}
+_LERP_SCALAR = {"self": "grad * (1 - weight.conjugate())", "end": "grad * weight.conjugate()"}
+derivatives(op("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", variants=_FM)(
+    _lerp_tensor), _LERP_TENSOR)
+derivatives(op("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", variants=_FM)(
+    _lerp_scalar), _LERP_SCALAR)
+derivatives(op("lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)",
+               variants=("method",))(inplace(_lerp_tensor)), _LERP_TENSOR)
+derivatives(op("lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)",
+               variants=("method",))(inplace(_lerp_scalar)), _LERP_SCALAR)
 
 
 # -- clamp, maximum, minimum ----------------------------------------------------------------------
@@ -694,12 +737,24 @@ def _clamp_bound(self, bound, fn):
     return binary(self, bound, fn, compute=_BOUND_CHECKS[fn])
 
 
-op("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", variants=_FM)(_clamp_tensor)
-op("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", variants=_FM)(_clamp_scalar)
-op("clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)", variants=_FM)(
-    inplace(_clamp_tensor, precheck=True))
-op("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", variants=_FM)(
-    inplace(_clamp_scalar_))
+_CLAMP_TENSOR = {"self": "clamp_backward(grad, self, min, max)",
+                 "min, max": "clamp_backward_min_max(grad, self, min, max, grad_input_mask)"}
+_CLAMP_SCALAR = {"self": "clamp_backward(grad, self, min, max)"}
+derivatives(op("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+               variants=_FM)(_clamp_tensor), _CLAMP_TENSOR)
+derivatives(op("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", variants=_FM)(
+    _clamp_scalar), _CLAMP_SCALAR)
+derivatives(op("clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)",
+               variants=_FM)(inplace(_clamp_tensor, precheck=True)), _CLAMP_TENSOR)
+derivatives(op("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)",
+               variants=_FM)(inplace(_clamp_scalar_)), _CLAMP_SCALAR)
+# clamp_min / clamp_max: where(self >= min, grad, 0) and the other side for a tensor bound
+_BOUND_DERIVATIVES = {
+    "min": ({"self": "where(self >= min, grad, scalar_tensor(0., dtype=grad.dtype))",
+             "min": "where(self < min, grad, scalar_tensor(0., dtype=grad.dtype))"}),
+    "max": ({"self": "where(self <= max, grad, scalar_tensor(0., dtype=grad.dtype))",
+             "max": "where(self > max, grad, scalar_tensor(0., dtype=grad.dtype))"}),
+}
 for _bound, (_fn, _lo) in {"min": (np.maximum, True), "max": (np.minimum, False)}.items():
     _name = f"clamp_{_bound}"
 
@@ -714,16 +769,27 @@ for _bound, (_fn, _lo) in {"min": (np.maximum, True), "max": (np.minimum, False)
     def _tensor(self, v, _fn=_fn):
         return _clamp_bound(self, v, _fn)
 
-    op(f"{_name}.Tensor(Tensor self, Tensor {_bound}) -> Tensor", variants=_FM)(_tensor)
-    op(f"{_name}(Tensor self, Scalar {_bound}) -> Tensor", variants=_FM)(_scalar)
-    op(f"{_name}_.Tensor(Tensor(a!) self, Tensor {_bound}) -> Tensor(a!)", variants=_FM)(
-        inplace(_tensor, precheck=True))
-    op(f"{_name}_(Tensor(a!) self, Scalar {_bound}) -> Tensor(a!)", variants=_FM)(inplace(_scalar_))
+    _tensor_formulas = _BOUND_DERIVATIVES[_bound]
+    _scalar_formulas = {"self": _tensor_formulas["self"]}
+    derivatives(op(f"{_name}.Tensor(Tensor self, Tensor {_bound}) -> Tensor", variants=_FM)(_tensor),
+                _tensor_formulas)
+    derivatives(op(f"{_name}(Tensor self, Scalar {_bound}) -> Tensor", variants=_FM)(_scalar),
+                _scalar_formulas)
+    derivatives(op(f"{_name}_.Tensor(Tensor(a!) self, Tensor {_bound}) -> Tensor(a!)",
+                   variants=_FM)(inplace(_tensor, precheck=True)), _tensor_formulas)
+    derivatives(op(f"{_name}_(Tensor(a!) self, Scalar {_bound}) -> Tensor(a!)", variants=_FM)(
+        inplace(_scalar_)), _scalar_formulas)
 
 maximum = op("maximum(Tensor self, Tensor other) -> Tensor", variants=_FM)(
     lambda self, other: _extremum(self, other, np.maximum))
 minimum = op("minimum(Tensor self, Tensor other) -> Tensor", variants=_FM)(
     lambda self, other: _extremum(self, other, np.minimum))
+derivatives(maximum, {
+    "self": "where(self == other, grad / 2, grad).masked_fill_(self < other, 0)",
+    "other": "where(self == other, grad / 2, grad).masked_fill_(self > other, 0)"})
+derivatives(minimum, {
+    "self": "where(self == other, grad / 2, grad).masked_fill_(self > other, 0)",
+    "other": "where(self == other, grad / 2, grad).masked_fill_(self < other, 0)"})
 
 
 # -- where ----------------------------------------------------------------------------------------
@@ -756,9 +822,22 @@ def _where(condition, self, other):
     return pointwise_result(arr, dt, condition.device, (condition, a, b))
 
 
-op("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", variants=_FM)(_where)
-op("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor")(_where)
-op("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor", variants=_FM)(_where)
+where = derivatives(op("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+                       variants=_FM)(_where), {
+    "condition": "non_differentiable", "self": "where(condition, grad, 0)",
+    "other": "where(condition, 0, grad)"})
+
+
+def _where_composite(condition, self, other):
+    # TensorCompare.cpp where(cond, Scalar, ...): the number wrapped, then where.self
+    dt = result_type(self, other)
+    return where(condition, _where_operand(self, dt, condition), _where_operand(other, dt, condition))
+
+
+composite(op("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor")(_where))(
+    _where_composite)
+composite(op("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+             variants=_FM)(_where))(_where_composite)
 op("where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor")(_where)
 
 
@@ -799,11 +878,15 @@ def _masked_fill(self, mask, value):
     return _masked_fill_(out, mask, value)
 
 
+_MASKED_FILL = {"Tensor": {"self": "grad.masked_fill(mask, 0)",
+                            "value": "masked_fill_backward(grad, mask)",
+                            "mask": "non_differentiable"},
+                "Scalar": {"self": "grad.masked_fill(mask, 0)", "mask": "non_differentiable"}}
 for _value_type in ("Tensor", "Scalar"):  # Tensor first: torch's parser order
-    op(f"masked_fill.{_value_type}(Tensor self, Tensor mask, {_value_type} value) -> Tensor",
-       variants=_FM)(_masked_fill)
-    op(f"masked_fill_.{_value_type}(Tensor(a!) self, Tensor mask, {_value_type} value) -> Tensor(a!)",
-       variants=("method",))(_masked_fill_)
+    derivatives(op(f"masked_fill.{_value_type}(Tensor self, Tensor mask, {_value_type} value) -> Tensor",
+                   variants=_FM)(_masked_fill), _MASKED_FILL[_value_type])
+    derivatives(op(f"masked_fill_.{_value_type}(Tensor(a!) self, Tensor mask, {_value_type} value) "
+                   "-> Tensor(a!)", variants=("method",))(_masked_fill_), _MASKED_FILL[_value_type])
 
 
 for _alias, _target in (("subtract", "sub"), ("multiply", "mul"), ("divide", "div"),

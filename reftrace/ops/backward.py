@@ -103,3 +103,123 @@ derivatives(_log_softmax_backward_data, {
     "output": "(-grad_output.sum(dim, True) * output.exp() * grad.to(output.dtype)).to(output.dtype)"})
 
 
+
+
+# -- pointwise backward ops: one NumPy expression each -------------------------------------------
+
+def _pointwise(fn, *tensors):
+    """fn over the arrays of ``tensors`` (same dtype: autograd gives them so), a fresh tensor."""
+    from .._promotion import result_type
+    dt = result_type(*tensors)
+    arr = fn(*[t._array.astype(dt.np, copy=False) for t in tensors])
+    return _fresh(np.ascontiguousarray(np.asarray(arr, dtype=dt.np)), dt, tensors[0].device)
+
+
+@op("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor")
+def sigmoid_backward(grad_output, output):
+    return _pointwise(lambda g, y: g * (1 - y) * y, grad_output, output)
+
+
+derivatives(sigmoid_backward, {"grad_output": "sigmoid_backward(grad, output.conj())",
+                               "output": "grad.conj() * grad_output * (-2 * output.conj() + 1)"})
+
+
+@op("tanh_backward(Tensor grad_output, Tensor output) -> Tensor")
+def tanh_backward(grad_output, output):
+    return _pointwise(lambda g, y: g * (1 - y * y), grad_output, output)
+
+
+derivatives(tanh_backward, {"grad_output": "tanh_backward(grad, output.conj())",
+                            "output": "grad.conj() * (-2 * output.conj() * grad_output)"})
+
+
+@op("hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor")
+def hardtanh_backward(grad_output, self, min_val, max_val):
+    return _pointwise(lambda g, x: np.where((x <= min_val) | (x >= max_val), 0, g), grad_output, self)
+
+
+derivatives(hardtanh_backward, {"grad_output": "hardtanh_backward(grad, self, min_val, max_val)",
+                                "self": "zeros_like(grad)"})
+
+
+@op("leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor")
+def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    return _pointwise(lambda g, x: np.where(x > 0, g, g * negative_slope), grad_output, self)
+
+
+derivatives(leaky_relu_backward, {
+    "grad_output": "leaky_relu_backward(grad, self, negative_slope, False)",
+    "self": "zeros_like(grad)"})
+
+
+@op("elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, "
+    "Tensor self_or_result) -> Tensor")
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    negcoef, poscoef, negiptcoef = alpha * scale, scale, input_scale
+    if is_result:
+        fn = lambda g, y: np.where(y <= 0, g * negiptcoef * (y + negcoef), g * poscoef)  # noqa: E731
+    else:
+        fn = lambda g, x: np.where(  # noqa: E731
+            x <= 0, g * negiptcoef * negcoef * np.exp(x * negiptcoef), g * poscoef)
+    return _pointwise(fn, grad_output, self_or_result)
+
+
+derivatives(elu_backward, {
+    "grad_output": "elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result)",
+    "self_or_result": "elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, "
+                      "self_or_result)"})
+
+
+@op("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor")
+def gelu_backward(grad_output, self, approximate):
+    import math
+    if approximate == "tanh":
+        k_beta, k_kappa = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5, 0.044715
+
+        def fn(g, x):
+            inner = k_beta * (x + k_kappa * x ** 3)
+            t = np.tanh(inner)
+            left, right = 0.5 * x, 1 + t
+            left_d, right_d = 0.5 * right, left * (1 - t * t) * k_beta * (1 + 3 * k_kappa * x * x)
+            return g * (left_d + right_d)
+    else:
+        def fn(g, x):
+            cdf = 0.5 * (1 + _erf(x / math.sqrt(2.0)))
+            pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+            return g * (cdf + x * pdf)
+    return _pointwise(fn, grad_output, self)
+
+
+def _erf(x):
+    from .activation import _erf as erf  # NumPy has none: activation's Chebyshev series
+    return erf(x)
+
+
+derivatives(gelu_backward, {"grad_output": "gelu_backward(grad, self, approximate=approximate)",
+                            "self": "gelu_double_backward(grad, grad_output, self, approximate)"})
+
+
+@op("softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor")
+def softplus_backward(grad_output, self, beta, threshold):
+    def fn(g, x):
+        z = np.exp(x * beta)
+        return np.where(x * beta > threshold, g, g * z / (z + 1))
+    return _pointwise(fn, grad_output, self)
+
+
+derivatives(softplus_backward, {
+    "grad_output": "softplus_backward(grad, self, beta, threshold)",
+    "self": "softplus_double_backward(grad * grad_output, self, beta, threshold)"})
+
+
+@op("silu_backward(Tensor grad_output, Tensor self) -> Tensor")
+def silu_backward(grad_output, self):
+    def fn(g, x):
+        s = 1 / (1 + np.exp(-x))
+        return g * s * (1 + x * (1 - s))
+    return _pointwise(fn, grad_output, self)
+
+
+derivatives(silu_backward, {
+    "grad_output": "silu_backward(grad, self)",
+    "self": "silu_double_backward(grad, grad_output, self)"})

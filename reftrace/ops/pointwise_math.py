@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtype as D
 from ._iter import pointwise_result
 from ._pointwise_helpers import float_of
-from ._registry import op
+from ._registry import derivatives, op
 from .arithmetic import dispatch_check, inplace, quiet, register_alias
 
 _WIDER = {D.float16: np.float32, D.float32: np.float64}
@@ -78,10 +78,31 @@ _KERNELS = {name: _unary_float(fn) for name, fn in _FLOAT_FUNCTIONS.items()}
 _KERNELS.update(floor=_rounding("floor", np.floor), ceil=_rounding("ceil", np.ceil),
                 trunc=_rounding("trunc", np.trunc), round=_rounding("round", np.rint), frac=_frac)
 
+# derivatives.yaml's formulas of these ops (the in-place variants share them)
+_DERIVATIVES = {
+    "sqrt": "grad / (2 * result.conj())",
+    "rsqrt": "-0.5 * grad * result.pow(3).conj()",
+    "exp": "grad * result.conj()",
+    "log": "grad.div(self.conj())",
+    "log2": "grad / (self.conj() * 0.6931471805599453)",
+    "log10": "grad / (self.conj() * 2.3025850929940456)",
+    "log1p": "log1p_backward(grad, self)",
+    "expm1": "grad * (result.conj() + 1)",
+    "sin": "grad * self.cos().conj()",
+    "cos": "grad * -self.sin().conj()",
+    "tan": "grad * (1 + result.pow(2)).conj()",
+    "tanh": "tanh_backward(grad, result)",
+    "sigmoid": "sigmoid_backward(grad, result)",
+    "floor": "zeros_like(grad)", "ceil": "zeros_like(grad)", "trunc": "zeros_like(grad)",
+    "round": "zeros_like(grad)", "frac": "grad",
+}
 for _name, _kernel in _KERNELS.items():
-    op(f"{_name}(Tensor self) -> Tensor", variants=_FM)(_kernel)
-    op(f"{_name}_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(_kernel))
-op("round.decimals(Tensor self, *, int decimals) -> Tensor", variants=_FM)(quiet(_round_decimals))
-op("round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)", variants=_FM)(
-    inplace(_round_decimals))
+    _formulas = {"self": _DERIVATIVES[_name]}
+    derivatives(op(f"{_name}(Tensor self) -> Tensor", variants=_FM)(_kernel), _formulas)
+    derivatives(op(f"{_name}_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(_kernel)),
+                _formulas)
+derivatives(op("round.decimals(Tensor self, *, int decimals) -> Tensor", variants=_FM)(
+    quiet(_round_decimals)), {"self": "zeros_like(grad)"})
+derivatives(op("round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)", variants=_FM)(
+    inplace(_round_decimals)), {"self": "zeros_like(grad)"})
 register_alias("fix", "trunc")
