@@ -441,6 +441,230 @@ def prog_misuse_errors(lib):
             SaveInt._backward_cls.__name__]
 
 
+# -- programs: gradients through Functions ----------------------------------------------------------
+
+def prog_backward_through_function(lib):
+    class MulAdd(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y, k):
+            ctx.save_for_backward(x, y)
+            ctx.k = k
+            return x * y + k
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return g * y, g * x if ctx.needs_input_grad[1] else None, None
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = lib.tensor([3.0, 4.0])
+    out = MulAdd.apply(x * 2, y, 5)
+    fn = out.grad_fn
+    names = [None if n is None else type(n).__name__ for n, _ in fn.next_functions]
+    out.sum().backward()
+    return [seen(out), names, fn.name(), seen(x.grad), y.grad is None]
+
+
+def prog_double_backward_through_function(lib):
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 3 * x ** 2 * g
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    g, = lib.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
+    gg, = lib.autograd.grad(g.sum(), x)
+    return [seen(g), seen(gg)]
+
+
+def prog_gradient_checks(lib):
+    def fn(backward, n_inputs=1):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, *rest):
+                return x * 1
+
+        F.backward = staticmethod(backward)
+        return F
+
+    x = lib.ones(2, requires_grad=True)
+    out = []
+    out.append(error(lambda: fn(lambda ctx, g: g).apply(x, 2).sum().backward()))
+    out.append(error(lambda: fn(lambda ctx, g: (g, g)).apply(x, 2).sum().backward()))
+    out.append(error(lambda: fn(lambda ctx, g: g[:1]).apply(x).sum().backward()))
+    out.append(error(lambda: fn(lambda ctx, g: 3).apply(x).sum().backward()))
+    # extra results are fine when they are None
+    F = fn(lambda ctx, g: (g * 2, None, None))
+    F.apply(x).sum().backward()
+    out.append(seen(x.grad))
+    # a gradient of another dtype is cast to the input's
+    x.grad = None
+    fn(lambda ctx, g: g.double()).apply(x).sum().backward()
+    out.append(seen(x.grad))
+    return out
+
+
+def prog_saved_tensors_lifetime(lib):
+    class Sq(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x * x
+            ctx.save_for_backward(x, y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return 2 * x * g
+
+    x = lib.ones(2, requires_grad=True)
+    y = Sq.apply(x)
+    y.sum().backward(retain_graph=True)
+    twice = y.grad_fn.saved_tensors[0] is not None
+    y.sum().backward()
+    freed = error(lambda: y.grad_fn.saved_tensors)
+    z = Sq.apply(x * 1)
+    z.add_(1)
+    modified = error(lambda: z.sum().backward())
+    return [twice, seen(x.grad), freed, modified]
+
+
+def prog_materialize_grads(lib):
+    got = []
+
+    class Two(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, materialize):
+            ctx.set_materialize_grads(materialize)
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            got.append((seen(ga), seen(gb)))
+            return ga * 2, None
+
+    for materialize in (True, False):
+        x = lib.ones(2, requires_grad=True)
+        a, b = Two.apply(x, materialize)
+        a.sum().backward()
+    return got
+
+
+def prog_once_differentiable(lib):
+    class Sq(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @lib.autograd.function.once_differentiable
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 2 * x * g
+
+    x = lib.tensor([1.0, 3.0], requires_grad=True)
+    v = lib.ones(2, requires_grad=True)
+    g, = lib.autograd.grad(Sq.apply(x), x, grad_outputs=v, create_graph=True)
+    return [seen(g), error(lambda: g.sum().backward())]
+
+
+def prog_mark_dirty_history(lib):
+    class AddOne(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x.add_(1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    x = lib.ones(2, requires_grad=True)
+    y = x * 2
+    z = AddOne.apply(y)
+    same = z is y
+    name = type(y.grad_fn).__name__
+    z.sum().backward()
+    return [same, name, seen(z), seen(x.grad)]
+
+
+def prog_hooks_on_function_nodes(lib):
+    log = []
+
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            log.append(("backward", seen(g)))
+            return g * 2
+
+    x = lib.ones(2, requires_grad=True)
+    y = Double.apply(x)
+    y.register_hook(lambda g: log.append(("tensor hook", seen(g))) or g * 10)
+    y.grad_fn.register_hook(lambda gi, go: log.append(("node hook", seen(gi), seen(go))))
+    y.sum().backward()
+    return [log, seen(x.grad)]
+
+
+def prog_traced_function_differentiates(lib):
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 3 * x ** 2 * g
+
+    def f(x, w):
+        return Cube.apply(x * w).sum() + (x * w).sin().sum()
+
+    t = trace(lib, f, (lib.ones(3), lib.ones(3)))
+    x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    w = lib.tensor([1.0, -1.0, 0.5], requires_grad=True)
+    out = t(x, w)
+    grads = lib.autograd.grad(out, (x, w))
+    eager = lib.autograd.grad(f(x, w), (x, w))
+    if lib is reftrace:  # the interpreter's run records the same history as the generated code
+        from reftrace.jit.interpreter import Interpreter
+        interpreted = lib.autograd.grad(Interpreter(t.graph).run(x, w), (x, w))
+    else:
+        interpreted = lib.autograd.grad(t(x, w), (x, w))
+    return [seen(out), seen(grads), seen(eager), seen(interpreted)]
+
+
+def prog_traced_module_parameters_accumulate(lib):
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(3, 2)
+
+        def forward(self, x):
+            return lib.relu(self.lin(x)).sum()
+
+    m = Net()
+    with lib.no_grad():
+        m.lin.weight.copy_(lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]))
+        m.lin.bias.copy_(lib.tensor([0.1, -0.2]))
+    t = trace(lib, m, (lib.ones(1, 3),))
+    x = lib.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])
+    t(x).backward()
+    t(x).backward()
+    return [seen(m.lin.weight.grad), seen(m.lin.bias.grad), seen(t(x))]
+
+
 PROGRAMS = {name[len("prog_"):]: fn for name, fn in sorted(globals().items())
             if name.startswith("prog_")}
 
@@ -506,4 +730,5 @@ def test_forward_using_an_untraced_value_is_refused_clearly():
     with pytest.raises(RuntimeError, match="its forward used the traced value %w, which is not "
                                            "one of its inputs"):
         trace(reftrace, lambda x, w: C.apply(x), (reftrace.ones(2), w))
+
 

@@ -444,6 +444,7 @@ class DelayedError:
                 continue
             out = t.detach()
             _set_history(out, node, i)
+            out._view_meta = True  # its grad_fn is this node (torch: tensor_data(), not a view)
             outputs.append(out)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
