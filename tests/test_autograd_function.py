@@ -11,43 +11,17 @@ alone (the suite's torch-free check). Classes are defined inside the programs, s
 import re
 import warnings
 
-import numpy as np
 import pytest
 
 import reftrace
 from oracle import requires_torch
-
-try:
-    import torch as _torch
-except ImportError:  # pragma: no cover - exercised on torch-free machines
-    _torch = None
+from program_support import Programs, error, seen
 
 
 # -- what a program observes ----------------------------------------------------------------------
 
 def graph_text(g):
     return re.sub(r" # .*", "", str(getattr(g, "graph", g)))
-
-
-def seen(v):
-    """A comparable picture of a result: tensors by metadata and values, recursively."""
-    if hasattr(v, "requires_grad") and hasattr(v, "dtype") and hasattr(v, "shape"):
-        fn = v.grad_fn
-        return ("tensor", tuple(v.shape), str(v.dtype), v.requires_grad,
-                None if fn is None else type(fn).__name__,
-                np.round(np.asarray(v.detach().numpy(), dtype=np.float64), 5).tolist())
-    if isinstance(v, (tuple, list)):
-        return type(v).__name__, [seen(e) for e in v]
-    return v
-
-
-def error(fn):
-    """The error ``fn`` raises, as (type name, message)."""
-    try:
-        fn()
-    except Exception as e:  # the error itself is what is compared
-        return type(e).__name__, str(e)
-    return None
 
 
 def python_ops(traced):
@@ -465,7 +439,7 @@ def prog_backward_through_function(lib):
     return [seen(out), names, fn.name(), seen(x.grad), y.grad is None]
 
 
-def prog_double_backward_through_function(lib):
+def _cube(lib):
     class Cube(lib.autograd.Function):
         @staticmethod
         def forward(ctx, x):
@@ -477,6 +451,11 @@ def prog_double_backward_through_function(lib):
             x, = ctx.saved_tensors
             return 3 * x ** 2 * g
 
+    return Cube
+
+
+def prog_double_backward_through_function(lib):
+    Cube = _cube(lib)
     x = lib.tensor([1.0, 2.0], requires_grad=True)
     g, = lib.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
     gg, = lib.autograd.grad(g.sum(), x)
@@ -617,17 +596,7 @@ def prog_hooks_on_function_nodes(lib):
 
 
 def prog_traced_function_differentiates(lib):
-    class Cube(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x ** 3
-
-        @staticmethod
-        def backward(ctx, g):
-            x, = ctx.saved_tensors
-            return 3 * x ** 2 * g
-
+    Cube = _cube(lib)
     def f(x, w):
         return Cube.apply(x * w).sum() + (x * w).sin().sum()
 
@@ -665,29 +634,18 @@ def prog_traced_module_parameters_accumulate(lib):
     return [seen(m.lin.weight.grad), seen(m.lin.bias.grad), seen(t(x))]
 
 
-PROGRAMS = {name[len("prog_"):]: fn for name, fn in sorted(globals().items())
-            if name.startswith("prog_")}
-
-
-def _run(lib, name):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return PROGRAMS[name](lib)
+PROGRAMS = Programs(globals())
 
 
 @requires_torch
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", PROGRAMS.names())
 def test_matches_torch(name):
-    expected = _run(_torch, name)
-    got = _run(reftrace, name)
-    assert len(got) == len(expected)
-    for i, (g, e) in enumerate(zip(got, expected)):
-        assert g == e, f"item {i} differs:\n{g}\n---- torch 2.13:\n{e}"
+    PROGRAMS.compare(name)
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", PROGRAMS.names())
 def test_runs_without_torch(name):
-    assert _run(reftrace, name)
+    assert PROGRAMS.run(reftrace, name)
 
 
 def test_pythonop_node_api():

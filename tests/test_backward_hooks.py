@@ -7,35 +7,11 @@ or errors; ``test_matches_torch[prog]`` compares reftrace with torch 2.13.
 """
 import warnings
 
-import numpy as np
 import pytest
 
 import reftrace
 from oracle import requires_torch
-
-try:
-    import torch as _torch
-except ImportError:  # pragma: no cover - exercised on torch-free machines
-    _torch = None
-
-
-def seen(v):
-    if v is None:
-        return None
-    if hasattr(v, "shape") and hasattr(v, "dtype"):
-        return (tuple(v.shape), str(v.dtype), v.requires_grad,
-                np.round(np.asarray(v.detach().numpy(), dtype=np.float64), 5).tolist())
-    if isinstance(v, (tuple, list)):
-        return type(v).__name__, [seen(e) for e in v]
-    return v
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:  # the error itself is compared
-        return type(e).__name__, str(e)
-    return None
+from program_support import Programs, error, seen
 
 
 def _linear(lib):
@@ -158,26 +134,15 @@ def prog_tracing_refuses_backward_hooks(lib):
         return [error(lambda: lib.jit.trace(m, (lib.ones(1, 3),)))]
 
 
-PROGRAMS = {name[len("prog_"):]: fn for name, fn in sorted(globals().items())
-            if name.startswith("prog_")}
-
-
-def _run(lib, name):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return PROGRAMS[name](lib)
+PROGRAMS = Programs(globals())
 
 
 @requires_torch
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", PROGRAMS.names())
 def test_matches_torch(name):
-    expected = _run(_torch, name)
-    got = _run(reftrace, name)
-    assert len(got) == len(expected)
-    for i, (g, e) in enumerate(zip(got, expected)):
-        assert g == e, f"item {i} differs:\n{g}\n---- torch 2.13:\n{e}"
+    PROGRAMS.compare(name)
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", PROGRAMS.names())
 def test_runs_without_torch(name):
-    assert _run(reftrace, name) is not None
+    assert PROGRAMS.run(reftrace, name) is not None
