@@ -4,12 +4,14 @@ test_autograd_function.py and test_backward_hooks.py).
 A program is a function ``prog_<name>(lib)`` written against a library bound to ``lib``; it
 returns a list of observations, made comparable with ``seen`` (tensors by shape, dtype,
 requires_grad, grad_fn class and rounded values) and ``error`` (an error's type and message).
-``Programs(globals())`` collects a test file's programs; ``compare(name)`` runs one under both
-libraries and asserts every observation is equal.
+``Programs(globals())`` collects a test file's programs; its ``tests()`` are the file's two
+tests: ``test_matches_torch[name]`` (both libraries, every observation equal; skipped without
+torch) and ``test_runs_without_torch[name]`` (reftrace alone).
 """
 import warnings
 
 import numpy as np
+import pytest
 
 import reftrace
 
@@ -59,3 +61,15 @@ class Programs:
         assert len(got) == len(expected)
         for i, (g, e) in enumerate(zip(got, expected)):
             assert g == e, f"item {i} differs:\n{g}\n---- torch 2.13:\n{e}"
+
+    def tests(self):
+        @pytest.mark.skipif(_torch is None, reason="torch 2.13 (the oracle) is not installed")
+        @pytest.mark.parametrize("name", self.names())
+        def test_matches_torch(name):
+            self.compare(name)
+
+        @pytest.mark.parametrize("name", self.names())
+        def test_runs_without_torch(name):
+            assert self.run(reftrace, name) is not None
+
+        return test_matches_torch, test_runs_without_torch

@@ -14,7 +14,6 @@ import warnings
 import pytest
 
 import reftrace
-from oracle import requires_torch
 from program_support import Programs, error, seen
 
 
@@ -77,7 +76,7 @@ def prog_tuple_scalar_and_ints(lib):
     return [graph_text(t), t.code, python_ops(t), seen(t(lib.ones(2, 3)))]
 
 
-def prog_returns_its_input(lib):
+def _identity(lib):
     class Id(lib.autograd.Function):
         @staticmethod
         def forward(ctx, x):
@@ -87,6 +86,11 @@ def prog_returns_its_input(lib):
         def backward(ctx, g):
             return g
 
+    return Id
+
+
+def prog_returns_its_input(lib):
+    Id = _identity(lib)
     def fn(x):
         y = x * 2
         return Id.apply(y)
@@ -99,15 +103,7 @@ def prog_returns_its_input(lib):
 
 
 def prog_multiple_outputs(lib):
-    class Id(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x
-
-        @staticmethod
-        def backward(ctx, g):
-            return g
-
+    Id = _identity(lib)
     class Two(lib.autograd.Function):
         @staticmethod
         def forward(ctx, x, y):
@@ -164,8 +160,8 @@ def prog_outputs_in_node_order(lib):
     return [graph_text(t), t.code, python_ops(t)]
 
 
-def prog_mark_dirty(lib):
-    class Inpl(lib.autograd.Function):
+def _add_one_in_place(lib):
+    class AddOne(lib.autograd.Function):
         @staticmethod
         def forward(ctx, x):
             ctx.mark_dirty(x)
@@ -173,8 +169,13 @@ def prog_mark_dirty(lib):
 
         @staticmethod
         def backward(ctx, g):
-            return g
+            return g * 3
 
+    return AddOne
+
+
+def prog_mark_dirty(lib):
+    Inpl = _add_one_in_place(lib)
     def g(x):
         return Inpl.apply(x * 1)
 
@@ -392,16 +393,7 @@ def prog_misuse_errors(lib):
         def backward(ctx, g):
             return g
 
-    class LeafInplace(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.mark_dirty(x)
-            return x.add_(1)
-
-        @staticmethod
-        def backward(ctx, g):
-            return g
-
+    LeafInplace = _add_one_in_place(lib)
     class NoForward(lib.autograd.Function):
         pass
 
@@ -555,16 +547,7 @@ def prog_once_differentiable(lib):
 
 
 def prog_mark_dirty_history(lib):
-    class AddOne(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.mark_dirty(x)
-            return x.add_(1)
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 3
-
+    AddOne = _add_one_in_place(lib)
     x = lib.ones(2, requires_grad=True)
     y = x * 2
     z = AddOne.apply(y)
@@ -634,18 +617,7 @@ def prog_traced_module_parameters_accumulate(lib):
     return [seen(m.lin.weight.grad), seen(m.lin.bias.grad), seen(t(x))]
 
 
-PROGRAMS = Programs(globals())
-
-
-@requires_torch
-@pytest.mark.parametrize("name", PROGRAMS.names())
-def test_matches_torch(name):
-    PROGRAMS.compare(name)
-
-
-@pytest.mark.parametrize("name", PROGRAMS.names())
-def test_runs_without_torch(name):
-    assert PROGRAMS.run(reftrace, name)
+test_matches_torch, test_runs_without_torch = Programs(globals()).tests()
 
 
 def test_pythonop_node_api():

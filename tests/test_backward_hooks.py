@@ -10,7 +10,6 @@ import warnings
 import pytest
 
 import reftrace
-from oracle import requires_torch
 from program_support import Programs, error, seen
 
 
@@ -134,15 +133,4 @@ def prog_tracing_refuses_backward_hooks(lib):
         return [error(lambda: lib.jit.trace(m, (lib.ones(1, 3),)))]
 
 
-PROGRAMS = Programs(globals())
-
-
-@requires_torch
-@pytest.mark.parametrize("name", PROGRAMS.names())
-def test_matches_torch(name):
-    PROGRAMS.compare(name)
-
-
-@pytest.mark.parametrize("name", PROGRAMS.names())
-def test_runs_without_torch(name):
-    assert PROGRAMS.run(reftrace, name) is not None
+test_matches_torch, test_runs_without_torch = Programs(globals()).tests()
