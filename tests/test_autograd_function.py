@@ -557,6 +557,25 @@ def prog_mark_dirty_history(lib):
     return [same, name, seen(z), seen(x.grad)]
 
 
+def prog_view_outputs_refuse_in_place(lib):
+    class View(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view(-1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.view(2, 2)
+
+    x = lib.ones(2, 2, requires_grad=True)
+    y = _identity(lib).apply(x.sum(0))
+    v = View.apply(x)
+    out = [error(lambda: y.add_(1)), error(lambda: v.mul_(2)), type(v.grad_fn).__name__]
+    with lib.no_grad():
+        v.mul_(2)  # without grad mode, nothing is recorded and nothing refused
+    return out + [seen(x), x.grad_fn is None]
+
+
 def prog_hooks_on_function_nodes(lib):
     log = []
 

@@ -71,6 +71,14 @@ def check_inplace(t):
             "can clarify your code by moving both the view and the inplace either both inside the "
             "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
             "want the inplace to be tracked).")
+    if t._view_meta == "custom_function":
+        raise RuntimeError(
+            f"Output {t._output_nr} of {_short_name(t._grad_fn)} is a view and is being modified "
+            "inplace. This view was created inside a custom Function (or because an input was "
+            "returned as-is) and the autograd logic to handle view+inplace would override the "
+            "custom backward associated with the custom Function, leading to incorrect gradients. "
+            "This behavior is forbidden. You can fix this by cloning the output of the custom "
+            "Function.")
     if t.requires_grad and t._grad_fn is None:
         base = t._base
         if base is not None and base.requires_grad and base._grad_fn is None and t._view_meta is not False:
@@ -79,6 +87,12 @@ def check_inplace(t):
         if base is None or t._view_meta is False:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _short_name(node):
+    """A node's name as torch's view errors print it: ``Id`` for ``IdBackward``."""
+    import re
+    return re.sub(r"Backward\d*$", "", node.name())
 
 
 def record(op, args):
@@ -218,7 +232,7 @@ def _refresh_view_grad_fn(t):
     """A view whose base's history changed since: its grad_fn is AsStridedBackward0 of the base
     (torch regenerates it lazily the same way, VariableHooks::grad_fn)."""
     meta = t._view_meta
-    if meta is True:
+    if meta is True or meta == "custom_function":  # (a custom Function's view output: its node)
         base = t._base
         # the view was made by a differentiable op: its own node stays valid until the base is
         # modified in place through another view

@@ -378,8 +378,9 @@ def _set_gradient_edge(var, ctx, output_nr):
     _set_history(var, ctx, output_nr)
     if var._base is not None:
         # a view forward made (or the view_as of a returned input): its grad_fn is this node,
-        # not one regenerated from its base (torch's CreationMeta::IN_CUSTOM_FUNCTION)
-        var._view_meta = True
+        # not one regenerated from its base, and modifying it in place is refused (torch's
+        # CreationMeta::IN_CUSTOM_FUNCTION)
+        var._view_meta = "custom_function"
 
 
 def _rebase_history(var, ctx, output_nr):
