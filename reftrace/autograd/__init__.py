@@ -163,9 +163,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return result
 
 
-def __getattr__(name):
-    # gradcheck imports the op namespace: loaded on first use
-    if name in ("gradcheck", "gradgradcheck"):
-        from . import gradcheck as _gc
-        return getattr(_gc, name)
-    raise AttributeError(f"module 'reftrace.autograd' has no attribute {name!r}")
+# the functions shadow their module's name, as in torch.autograd
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402

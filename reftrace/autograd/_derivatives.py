@@ -32,7 +32,8 @@ _NAMESPACE = None
 
 
 def namespace():
-    """The globals formulas are evaluated in: reftrace's functions, then FunctionsManual's."""
+    """The globals formulas are evaluated in: reftrace's functions, FunctionsManual's helpers,
+    then every op of the table by its ATen name (``avg_pool2d``, ``threshold_backward``)."""
     global _NAMESPACE
     if _NAMESPACE is None:
         import builtins
@@ -41,6 +42,9 @@ def namespace():
         ns = dict(vars(builtins))
         ns.update({k: v for k, v in vars(reftrace).items() if not k.startswith("__")})
         ns.update({k: v for k, v in vars(_functions_manual).items() if not k.startswith("__")})
+        from ..ops import PACKETS  # every ATen op by its name, also those with no Python function
+        for qualified, packet in PACKETS.items():
+            ns.setdefault(qualified.split("::")[1], packet)
         ns["__builtins__"] = builtins
         _NAMESPACE = ns
     return _NAMESPACE
@@ -55,9 +59,23 @@ def output_names(op):
     return [r.name or f"result{i}" for i, r in enumerate(returns)]
 
 
+# reftrace ops that stand for a torch op of another name (torch's composite calls it and records
+# its node) or a hand-written torch node (torch/csrc/autograd/functions/tensor.h)
+_TORCH_NODES = {
+    "batch_norm": "native_batch_norm", "layer_norm": "native_layer_norm",
+    "group_norm": "native_group_norm", "_convolution": "convolution",
+    "nll_loss": "nll_loss_forward", "nll_loss2d": "nll_loss2d_forward",
+    "adaptive_avg_pool2d": "_adaptive_avg_pool2d", "linalg_inv": "linalg_inv_ex",
+}
+_HAND_WRITTEN = {"copy_": "CopyBackwards"}
+
+
 def node_name(op):
     """torch's grad_fn class name for ``op`` (an in-place or out variant shares its functional's)."""
-    key = op.schema.name.split("::")[1] + ("." + op.overload if op.overload else "")
+    base = op.schema.name.split("::")[1]
+    if base in _HAND_WRITTEN:
+        return _HAND_WRITTEN[base]
+    key = _TORCH_NODES.get(base, base) + ("." + op.overload if op.overload else "")
     name = NODE_NAMES.get(key)
     if name is None and op.is_inplace:
         base = op.schema.name.split("::")[1].rstrip("_")
@@ -201,22 +219,22 @@ class TensorMeta:
 class SavedVariable:
     """A tensor saved for backward with its version then (torch's SavedVariable): unpacking a
     tensor modified in place since raises torch's error."""
-    __slots__ = ("tensor", "version", "grad_fn_name", "output_nr")
+    __slots__ = ("tensor", "version", "saving_node", "output_nr")
 
     def __init__(self, t, is_output=False, saving_node=None):
         self.tensor = t
         self.version = t._version
-        # the error names the node that made the tensor, without "Backward0" (torch 2.13's
-        # message: "which is output 0 of Exp"); an output is named after the node saving it
-        fn = saving_node if is_output else t._grad_fn
-        self.grad_fn_name = re.sub(r"Backward\d*$", "", fn.name()) if fn is not None else None
+        # the error names an output after the node saving it, an input after its grad_fn then
+        self.saving_node = saving_node if is_output else None
         self.output_nr = t._output_nr
 
     def unpack(self):
         t = self.tensor
         if t._version != self.version:
-            where = (f", which is output {self.output_nr} of {self.grad_fn_name}," if self.grad_fn_name
-                     else "")
+            # torch 2.13's message names the node without "Backward0": "output 0 of Exp"
+            fn = self.saving_node if self.saving_node is not None else t._grad_fn
+            name = re.sub(r"Backward\d*$", "", fn.name()) if fn is not None else None
+            where = f", which is output {self.output_nr} of {name}," if name else ""
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{t.type()} [{', '.join(map(str, t.shape_tuple))}]]"
@@ -233,6 +251,13 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
           "calling backward.")
 
 
+_FREED_VALUE = object()  # a saved tensor released after backward (retain_graph=False)
+
+
+def _is_saved_tensor(v):
+    return type(v) is SavedVariable or (type(v) is list and any(type(e) is SavedVariable for e in v))
+
+
 class FormulaNode(Node):
     """The grad_fn of an op with a derivatives.yaml entry."""
     __slots__ = ("_c", "_saved", "_slices", "_input_meta")
@@ -240,8 +265,6 @@ class FormulaNode(Node):
     def apply(self, grads, needed=None):
         c = self._c
         saved = self._saved
-        if saved is None:
-            raise RuntimeError(_FREED)
         n_edges = len(self._next)
         out = [None] * n_edges
         if all(g is None for g in grads):
@@ -252,6 +275,8 @@ class FormulaNode(Node):
                 env[name] = v.unpack()
             elif type(v) is list and v and type(v[0]) is SavedVariable:
                 env[name] = [s.unpack() if s is not None else None for s in v]
+            elif v is _FREED_VALUE:
+                raise RuntimeError(_FREED)
             else:
                 env[name] = v
         env["grads"] = grads
@@ -278,8 +303,10 @@ class FormulaNode(Node):
         return out
 
     def release(self):
-        if self._saved:
-            self._saved = None
+        """Free the saved tensors (sizes, scalars stay: torch keeps those too)."""
+        saved = self._saved
+        if saved and any(_is_saved_tensor(v) for v in saved.values()):
+            self._saved = {k: (_FREED_VALUE if _is_saved_tensor(v) else v) for k, v in saved.items()}
 
 
 def _needs(sl, needed, edges):

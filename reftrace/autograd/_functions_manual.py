@@ -62,10 +62,14 @@ def mul_tensor_backward(grad, other, self_st):
     return handle_r_to_c(self_st, out)
 
 
+def _conj(x):
+    return x.conj() if isinstance(x, _rt.Tensor) else x.conjugate()
+
+
 def div_tensor_self_backward(grad, other, self_st, rounding_mode=None):
     if rounding_mode is not None:
         return _rt.zeros_like(grad, dtype=_dtype_of(self_st))
-    result = grad / other.conj()
+    result = grad / _conj(other)
     return handle_r_to_c(self_st, result)
 
 
@@ -203,19 +207,18 @@ def restore_reduced_dims(output, dims, keepdim):
     return output.reshape(target)
 
 
-def unsqueeze_to(grad, sizes, dim=None):
-    """unsqueeze_to(grad, sizes): drop nothing, add back the size-1 dims of ``sizes`` (squeeze's
-    backward); with ``dim``: only those dims."""
-    sizes = list(sizes)
-    if dim is None:
-        for d, s in enumerate(sizes):
-            if s == 1:
-                grad = grad.unsqueeze(d)
-        return grad
-    dims = [dim] if isinstance(dim, int) else list(dim)
+def unsqueeze_to(grad, dim_or_sizes, sizes=None):
+    """unsqueeze_to(grad, sizes): the size-1 dims of ``sizes`` put back (squeeze's backward);
+    unsqueeze_to(grad, dim, sizes): only those among ``dim``."""
+    if sizes is None:
+        sizes, dims = list(dim_or_sizes), None
+    else:
+        sizes = list(sizes)
+        dims = [dim_or_sizes] if isinstance(dim_or_sizes, int) else list(dim_or_sizes)
     nd = len(sizes)
-    for d in sorted(_wrap_dim(x, nd) for x in dims):
-        if sizes[d] == 1:
+    wanted = set(range(nd)) if dims is None else {_wrap_dim(d, nd) for d in dims}
+    for d in range(nd):
+        if d in wanted and sizes[d] == 1:
             grad = grad.unsqueeze(d)
     return grad
 
@@ -369,8 +372,28 @@ def cumprod_backward(grad, input, dim, output):
 def cummaxmin_backward(grad, input, indices, dim):
     if input.numel() == 0:
         return input
-    result = _rt.zeros_like(input)
-    return result.scatter_add(dim, indices, grad)
+    return _scatter_add(_rt.zeros_like(input), dim, indices, grad)
+
+
+def _scatter_add(self, dim, index, src):
+    """self.scatter_add(dim, index, src) as an accumulating index_put (differentiable)."""
+    nd = index.dim()
+    if nd == 0:
+        return self + src
+    dim = _wrap_dim(dim, nd)
+    where = []
+    for d in range(nd):
+        if d == dim:
+            where.append(index)
+        else:
+            shape = [1] * nd
+            shape[d] = index.shape_tuple[d]
+            where.append(_rt.arange(index.shape_tuple[d]).view(shape).expand(list(index.shape_tuple)))
+    return self.index_put(tuple(where), src, True)
+
+
+def _sum_over(t, dims):
+    return t.sum(dims) if dims else t
 
 
 # -- shape ------------------------------------------------------------------------------------------
@@ -601,3 +624,197 @@ def gelu_double_backward(ggI, gO, input, approximate):
     kBeta = 1.0 / math.sqrt(2.0 * math.pi)
     input_pdf = (-0.5 * input * input).exp() * kBeta
     return ggI * gO * (2 * input_pdf - input * input * input_pdf)
+
+
+# -- variance ----------------------------------------------------------------------------------------
+
+def var_backward(grad, self, dim, correction, keepdim):
+    correction = 1 if correction is None else correction
+    if self.dim() == 0 or dim is None:
+        dof = self.numel() - correction
+        if dof <= 0:
+            # 2 / (n - correction) is infinite: nan where self is its mean, inf elsewhere
+            return grad * _rt.where(self == self.mean(), float("nan"), float("inf"))
+        return (2.0 / dof) * grad * (self - self.mean())
+    dim = [dim] if isinstance(dim, int) else list(dim)
+    if not keepdim and self.dim() > 1:
+        grad = unsqueeze_multiple(grad, dim, self.dim())
+    rnumel = _safe_size(self.shape, dim)
+    return (2.0 / (rnumel - correction)) * grad * (self - self.mean(dim, True))
+
+
+def std_backward(result, grad, self, dim, correction, keepdim):
+    grad_var = (grad / (result * 2)).masked_fill_(result == 0, 0)
+    return var_backward(grad_var, self, dim, correction, keepdim)
+
+
+value_selecting_reduction_backward_symint = value_selecting_reduction_backward
+
+
+# -- nn: normalisation, losses, embedding, padding (written with ops: differentiable again) ----------
+
+def _normalize_backward(g, xhat, invstd, axes):
+    """d/dx of xhat = (x - mean) * invstd, reduced over ``axes``, for an incoming g (= grad * w)."""
+    n = 1
+    for a in axes:
+        n *= xhat.shape_tuple[a]
+    mean_g = g.sum(axes, True) / n
+    mean_gx = (g * xhat).sum(axes, True) / n
+    return (g - mean_g - xhat * mean_gx) * invstd
+
+
+def batchnorm_backward(grad, input, weight, running_mean, running_var, training, eps, grad_input_mask):
+    """native_batch_norm_backward, with ops: the batch statistics are recomputed from input."""
+    nd = input.dim()
+    axes = [0] + list(range(2, nd))
+    shape = [1, -1] + [1] * (nd - 2)
+    if training:
+        mean = input.mean(axes, True)
+        var = ((input - mean) * (input - mean)).mean(axes, True)
+    else:
+        mean = running_mean.reshape(shape)
+        var = running_var.reshape(shape)
+    invstd = (var + eps).rsqrt()
+    xhat = (input - mean) * invstd
+    g = grad * weight.reshape(shape) if weight is not None else grad
+    grad_input = grad_weight = grad_bias = None
+    if grad_input_mask[0]:
+        grad_input = _normalize_backward(g, xhat, invstd, axes) if training else g * invstd
+    if grad_input_mask[1] and weight is not None:
+        grad_weight = (grad * xhat).sum(axes)
+    if grad_input_mask[2]:
+        grad_bias = grad.sum(axes)
+    return grad_input, grad_weight, grad_bias
+
+
+def layer_norm_backward(grad, input, normalized_shape, weight, eps, grad_input_mask):
+    k = len(normalized_shape)
+    nd = input.dim()
+    axes = list(range(nd - k, nd))
+    mean = input.mean(axes, True)
+    var = ((input - mean) * (input - mean)).mean(axes, True)
+    invstd = (var + eps).rsqrt()
+    xhat = (input - mean) * invstd
+    g = grad * weight if weight is not None else grad
+    lead = list(range(nd - k))
+    grad_input = _normalize_backward(g, xhat, invstd, axes) if grad_input_mask[0] else None
+    grad_weight = _sum_over(grad * xhat, lead) if grad_input_mask[1] and weight is not None else None
+    grad_bias = _sum_over(grad, lead) if grad_input_mask[2] else None
+    return grad_input, grad_weight, grad_bias
+
+
+def group_norm_backward(grad, input, num_groups, weight, eps, grad_input_mask):
+    shape = list(input.shape_tuple)
+    n, c = shape[0], shape[1]
+    cshape = [1, -1] + [1] * (len(shape) - 2)
+    grouped = input.reshape([n, num_groups, -1])
+    mean = grouped.mean([2], True)
+    var = ((grouped - mean) * (grouped - mean)).mean([2], True)
+    invstd = (var + eps).rsqrt()
+    xhat = ((grouped - mean) * invstd).reshape(shape)
+    g = grad * weight.reshape(cshape) if weight is not None else grad
+    others = [0] + list(range(2, len(shape)))
+    grad_input = None
+    if grad_input_mask[0]:
+        gi = _normalize_backward(g.reshape([n, num_groups, -1]), xhat.reshape([n, num_groups, -1]),
+                                 invstd, [2])
+        grad_input = gi.reshape(shape)
+    grad_weight = (grad * xhat).sum(others) if grad_input_mask[1] and weight is not None else None
+    grad_bias = grad.sum(others) if grad_input_mask[2] else None
+    return grad_input, grad_weight, grad_bias
+
+
+def nll_loss_backward(grad, self, target, weight, reduction, ignore_index):
+    """-w[target] (over the weight total for 'mean') at each target class, 0 elsewhere."""
+    class_dim = 0 if self.dim() == 1 else 1
+    t = target.unsqueeze(class_dim)
+    ignored = target == ignore_index
+    safe = target.masked_fill(ignored, 0)
+    w = weight.index_select(0, safe.reshape([-1])).reshape(safe.shape) if weight is not None \
+        else _rt.ones(list(target.shape_tuple), dtype=self.dtype)
+    w = w.masked_fill(ignored, 0)
+    g = grad / w.sum() if reduction == 1 else grad  # 1: mean over the weights of the targets
+    scale = -(w * g)
+    out = _rt.zeros_like(self)
+    return out.scatter(class_dim, t.masked_fill(ignored.unsqueeze(class_dim), 0),
+                       scale.unsqueeze(class_dim))
+
+
+def mse_loss_backward(grad, self, target, reduction):
+    norm = 2.0 / self.numel() if reduction == 1 else 2.0
+    return norm * (self - target) * grad
+
+
+def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse):
+    """The rows of grad summed into the rows their indices name (padding_idx's row stays 0)."""
+    flat = indices.reshape([-1])
+    g = grad.reshape([flat.numel(), grad.shape_tuple[-1]])
+    if scale_grad_by_freq:
+        counts = _rt.zeros([num_weights], dtype=g.dtype).index_put(
+            (flat,), _rt.ones([flat.numel()], dtype=g.dtype), True)
+        g = g / counts.index_select(0, flat).unsqueeze(1)
+    if padding_idx >= 0:
+        g = g.masked_fill((flat == padding_idx).unsqueeze(1), 0)
+    out = _rt.zeros([num_weights, g.shape_tuple[-1]], dtype=g.dtype)
+    return out.index_put((flat,), g, True)
+
+
+def constant_pad_nd_backward(grad, pad):
+    return _rt.ops.get_packet("constant_pad_nd")(grad, [-p for p in pad], 0)
+
+
+def max_pool_double_backward(grad, indices, dim):
+    """The gradient of max-pooling's backward with respect to its grad_output: grad read back at
+    the argmax positions."""
+    n = indices.dim() - dim
+    flat_grad = grad.flatten(n)
+    flat_indices = indices.flatten(n)
+    return flat_grad.gather(-1, flat_indices).view(list(indices.shape_tuple))
+
+
+# -- indexing ----------------------------------------------------------------------------------------
+
+def index_select_backward_symint(grad, self_sizes, dim, index):
+    """zeros(self_sizes).index_add_(dim, index, grad), as an accumulating index_put."""
+    dim = _wrap_dim(dim, len(self_sizes))
+    zeros = _rt.zeros(list(self_sizes), dtype=grad.dtype, device=grad.device)
+    if len(self_sizes) == 0:  # a 0-dim self: every index picked the one element
+        return grad.sum() + zeros
+    return zeros.index_put(tuple([None] * dim + [index.reshape([-1])]), grad, True)
+
+
+def gather_backward(grad, self, dim, index, sparse_grad):
+    return _scatter_add(_rt.zeros(list(self.shape), dtype=grad.dtype, device=grad.device), dim,
+                        index, grad)
+
+
+def masked_select_backward(grad, input, mask):
+    """zeros of the broadcast shape with grad written at the mask's true positions (the engine
+    sums the broadcast dimensions away)."""
+    from ..ops._iter import broadcast_shapes
+    shape = list(broadcast_shapes(input.shape_tuple, mask.shape_tuple))
+    zeros = _rt.zeros(shape, dtype=grad.dtype, device=grad.device)
+    return zeros.index_put((mask.expand(shape),), grad, True)
+
+
+def padding_backward(grad, self, padding, mode):
+    """reflection/replication padding's gradient: each output element's gradient added back to
+    the input element it copies, one padded dimension at a time (an accumulating index_put)."""
+    import numpy as np
+    nd = self.dim()
+    dims = len(padding) // 2
+    for j in range(dims):
+        d = nd - 1 - j
+        b, e = padding[2 * j], padding[2 * j + 1]
+        L = self.shape_tuple[d]
+        pos = np.arange(-b, L + e)
+        if mode == "reflect":
+            pos = np.abs(pos)
+            pos = np.where(pos >= L, 2 * (L - 1) - pos, pos)
+        else:
+            pos = np.clip(pos, 0, L - 1)
+        shape = list(grad.shape_tuple)
+        shape[d] = L
+        zeros = _rt.zeros(shape, dtype=grad.dtype, device=grad.device)
+        grad = zeros.index_put(tuple([None] * d + [_rt.from_numpy(pos.astype(np.int64))]), grad, True)
+    return grad

@@ -20,9 +20,14 @@ from .graph import AccumulateGrad, node_class, Node
 from ._derivatives import SavedVariable, TensorMeta, compiled, make_not_implemented
 
 
+_TENSOR = []  # reftrace.Tensor, once importable (this module loads before _tensor)
+
+
 def _is_tensor(v):
-    from .._tensor import Tensor
-    return isinstance(v, Tensor)
+    if not _TENSOR:
+        from .._tensor import Tensor
+        _TENSOR.append(Tensor)
+    return isinstance(v, _TENSOR[0])
 
 
 def _differentiable_dtype(t):
@@ -79,14 +84,13 @@ def check_inplace(t):
             "custom backward associated with the custom Function, leading to incorrect gradients. "
             "This behavior is forbidden. You can fix this by cloning the output of the custom "
             "Function.")
-    if t.requires_grad and t._grad_fn is None:
-        base = t._base
-        if base is not None and base.requires_grad and base._grad_fn is None and t._view_meta is not False:
+    base = t._base
+    if base is not None and t._view_meta is not False:
+        if base.requires_grad and base._grad_fn is None:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.")
-        if base is None or t._view_meta is False:
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation.")
+    elif t.requires_grad and t._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def _short_name(node):
@@ -95,15 +99,24 @@ def _short_name(node):
     return re.sub(r"Backward\d*$", "", node.name())
 
 
-def record(op, args):
+_NOT_RUN = object()
+
+
+def attach_history(op, args, result):
+    """Record ``op``'s history on a ``result`` already computed (by a kernel run under no_grad,
+    as torch's tracer sees convolution: spec NN-18)."""
+    return record(op, args, result)
+
+
+def record(op, args, precomputed=_NOT_RUN):
     """Run ``op`` on ``args`` (some tensor requires grad, grad mode on) and record its history."""
-    if op.composite is not None:  # CompositeImplicitAutograd: the ops it calls record themselves
-        return op.composite(*args)
+    if op.composite is not None and precomputed is _NOT_RUN:
+        return op.composite(*args)  # CompositeImplicitAutograd: the ops it calls record themselves
     inplace = op.is_inplace
     if inplace:
         check_inplace(args[0])
     if op.derivatives is None:
-        return _record_without_formula(op, args)
+        return record_without_formula(op, args)
     c = compiled(op)
     edges, slices, metas = [], {}, []
     active = set()  # the inputs that need a gradient
@@ -118,7 +131,7 @@ def record(op, args):
             edges.append(e)
             metas.append(None if t is None else (t.shape_tuple, t.dtype, t.device))
     if not active:
-        return op.kernel(*args)
+        return op.kernel(*args) if precomputed is _NOT_RUN else precomputed
     users = c.users
     saved = {}
     for i, name, how in c.saved:
@@ -128,9 +141,8 @@ def record(op, args):
         if v is None:
             saved[name] = None
         elif how == "tensor":
-            if inplace and i == 0:  # torch's original_self: a copy of self as it was
-                from ..ops.casts import clone
-                v = clone.kernel(v, None)
+            if inplace and i == 0:  # torch's original_self: a copy of self as it was (recorded,
+                v = v.clone()             # so a double backward reaches self's history)
             saved[name] = SavedVariable(v)
         elif how == "meta":
             saved[name] = TensorMeta(v)
@@ -140,7 +152,7 @@ def record(op, args):
             saved[name] = [TensorMeta(t) if t is not None else None for t in v]
         else:
             saved[name] = list(v) if type(v) is list else v
-    result = op.kernel(*args)
+    result = op.kernel(*args) if precomputed is _NOT_RUN else precomputed
     node = c.cls()
     node._c = c
     node._next = tuple(edges)
@@ -189,7 +201,7 @@ def _set_history(t, node, output_nr):
     t.requires_grad = True
 
 
-def _record_without_formula(op, args):
+def record_without_formula(op, args):
     """An op torch differentiates but reftrace has no formula for yet: the results require grad
     and carry a node that says so when backward reaches it."""
     result = op.kernel(*args)

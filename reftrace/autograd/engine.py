@@ -112,11 +112,11 @@ def _execute(root_edges, root_grads, keep_graph, inputs, input_edges, allow_unus
             if t._grad_fn is not None and g is not None:
                 accumulate_grad(t, g)
         return ()
-    for g in captured:
+    for k, g in enumerate(captured):
         if g is None and not allow_unused:
             raise RuntimeError(
-                "One of the differentiated Tensors appears to not have been used in the graph. "
-                "Set allow_unused=True if this is the desired behavior.")
+                f"The differentiated Tensor at index {k} appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior.")
     return tuple(captured)
 
 

@@ -441,17 +441,18 @@ def op(schema_text, *, variants=("function",), nondeterministic=False, different
 def derivatives(overload, formulas, output_differentiability=None):
     """Declare ``overload``'s entry of torch 2.13's ``derivatives.yaml`` beside its kernel.
 
-        derivatives(mul, {"self": "mul_tensor_backward(grad, other, self.scalar_type())",
-                          "other": "mul_tensor_backward(grad, self, other.scalar_type())"})
+        derivatives(mul, {"self": "mul_tensor_backward(grad, other, self.dtype)",
+                          "other": "mul_tensor_backward(grad, self, other.dtype)"})
 
     ``formulas`` maps the yaml's input keys (an argument name, or several joined by ", " when one
     formula returns a tuple of gradients) to the yaml formula written as a Python expression over
-    reftrace ops and the FunctionsManual helpers of ``reftrace.autograd``: names are the schema's
-    argument names, ``grad`` (``grads[i]`` for the i-th output), ``result`` (``result0``... or the
-    schema's return names for several outputs). ``"non_differentiable"`` marks an input as the
-    yaml does. The names a formula reads are the values autograd saves for it, exactly as
-    torch's generated code saves them. Keys are checked against the schema here, at import, so a
-    typo fails loudly instead of giving a silently missing gradient."""
+    reftrace ops and the FunctionsManual helpers of ``reftrace/autograd/_functions_manual.py``:
+    names are the schema's argument names, ``grad`` / ``grads``, ``grad_input_mask``, ``result``
+    (``result0``... or the schema's return names for several outputs). ``"non_differentiable"``
+    marks an input as the yaml does. The names a formula reads are the values autograd saves for
+    it, as torch's generated code saves them. reftrace/ops/README.md ("Derivatives") is the full
+    convention. Keys are checked against the schema here, at import, so a typo fails loudly
+    instead of giving a silently missing gradient."""
     names = {a.name for a in overload.schema.arguments}
     for key in formulas:
         for name in key.split(", "):

@@ -223,3 +223,145 @@ def silu_backward(grad_output, self):
 derivatives(silu_backward, {
     "grad_output": "silu_backward(grad, self)",
     "self": "silu_double_backward(grad, grad_output, self)"})
+
+
+# -- nn backward kernels ------------------------------------------------------------------------
+
+def _window_slices(k_index, stride, dilation, out):
+    """The input positions kernel offset ``k_index`` touches, as slices per spatial dim."""
+    return tuple(slice(ki * d, ki * d + s * (o - 1) + 1, s)
+                 for ki, s, d, o in zip(k_index, stride, dilation, out))
+
+
+@op("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, "
+    "SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, "
+    "SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)")
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+                         transposed, output_padding, groups, output_mask):
+    """Gradients of a (non-transposed) convolution: input (the kernel's taps scattered back),
+    weight (inputs windows times grad_output), bias (grad_output summed)."""
+    from .nn_conv import constant_padded, windows
+    xp = xp_of(input)
+    n = weight.ndim - 2
+    stride, padding, dilation = (list(v) * n if len(v) == 1 else list(v)
+                                 for v in (stride, padding, dilation))
+    g = grad_output._array
+    N, O = g.shape[:2]
+    out = g.shape[2:]
+    kernel = weight.shape_tuple[2:]
+    C = input.shape_tuple[1]
+    Cg, Og = C // groups, O // groups
+    a = input._array
+    pads = [(p, p) for p in padding]
+    padded = constant_padded(xp, a, pads) if any(padding) else a
+    gg = g.reshape((N, groups, Og) + tuple(out))
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        w = weight._array.reshape((groups, Og, Cg) + tuple(kernel))
+        dx = xp.zeros(padded.shape, dtype=a.dtype).reshape((N, groups, Cg) + padded.shape[2:])
+        for k_index in np.ndindex(*kernel):
+            taps = w[(slice(None), slice(None), slice(None)) + k_index]       # (G, Og, Cg)
+            contrib = xp.einsum("ngo...,goc->ngc...", gg, taps)
+            dx[(Ellipsis,) + _window_slices(k_index, stride, dilation, out)] += contrib
+        dx = dx.reshape(padded.shape)
+        dx = dx[(slice(None), slice(None)) + tuple(slice(p, p + L) for p, L in
+                                                    zip(padding, a.shape[2:]))]
+        grad_input = _fresh(xp.ascontiguousarray(dx), input.dtype, input.device)
+    if output_mask[1]:
+        win = windows(xp, padded, kernel, stride, dilation)   # (N, C, *out, *kernel)
+        win = win.reshape((N, groups, Cg) + win.shape[2:])
+        letters = "abcdefgh"[:n]
+        ks = "pqrstuvw"[:n]
+        dw = xp.einsum(f"ngo{letters},ngc{letters}{ks}->goc{ks}", gg, win)
+        grad_weight = _fresh(xp.ascontiguousarray(dw.reshape(weight.shape_tuple)).astype(
+            weight.dtype.np, copy=False), weight.dtype, weight.device)
+    if output_mask[2] and bias_sizes is not None:
+        grad_bias = _fresh(g.sum(axis=(0,) + tuple(range(2, g.ndim))), grad_output.dtype,
+                           grad_output.device)
+    return grad_input, grad_weight, grad_bias
+
+
+@op("max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "
+    "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor")
+def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
+                                     ceil_mode, indices):
+    xp = xp_of(self)
+    shape = self.shape_tuple
+    plane = shape[-2] * shape[-1]
+    lead = int(np.prod(shape[:-2]))
+    out = xp.zeros((lead, plane), dtype=grad_output.dtype.np)
+    idx = indices._array.reshape(lead, -1)
+    rows = xp.broadcast_to(xp.arange(lead)[:, None], idx.shape)
+    xp.add.at(out, (rows, idx), grad_output._array.reshape(lead, -1))
+    return _fresh(out.reshape(shape), grad_output.dtype, grad_output.device)
+
+
+derivatives(max_pool2d_with_indices_backward, {
+    "grad_output": "max_pool_double_backward(grad, indices, 2)", "self": "zeros_like(self)",
+    "indices": "non_differentiable"})
+
+
+def _avg_divisors(xp, in_size, out, k, s, p, ceil_mode, count_include_pad, divisor_override):
+    """AvgPoolKernel.cpp's divisor of each output position (per spatial dim, then combined)."""
+    if divisor_override:
+        return None
+    per_dim = []
+    for L, o, kk, ss, pp in zip(in_size, out, k, s, p):
+        start = np.arange(o) * ss - pp
+        end = np.minimum(start + kk, L + pp)
+        pool = end - start
+        cstart, cend = np.maximum(start, 0), np.minimum(end, L)
+        per_dim.append((pool, cend - cstart))
+    (ph, ch), (pw, cw) = per_dim
+    full = np.outer(ph, pw) if count_include_pad else np.outer(ch, cw)
+    return xp.asarray(full)
+
+
+@op("avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
+    "int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor")
+def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override):
+    xp = xp_of(self)
+    k = list(kernel_size) * (2 // len(kernel_size))
+    s = list(stride) * (2 // len(stride)) if stride else k
+    p = list(padding) * (2 // len(padding))
+    g = grad_output._array
+    out = g.shape[-2:]
+    in_size = self.shape_tuple[-2:]
+    div = _avg_divisors(xp, in_size, out, k, s, p, ceil_mode, count_include_pad, divisor_override)
+    scaled = g / (div if div is not None else divisor_override)
+    # taps beyond the padded input (ceil_mode) fall off the end: a generous buffer, then cropped
+    H = max(in_size[0] + 2 * p[0], (out[0] - 1) * s[0] + k[0])
+    W = max(in_size[1] + 2 * p[1], (out[1] - 1) * s[1] + k[1])
+    dx = xp.zeros(g.shape[:-2] + (H, W), dtype=g.dtype)
+    for kh in range(k[0]):
+        for kw in range(k[1]):
+            dx[..., kh:kh + s[0] * (out[0] - 1) + 1:s[0], kw:kw + s[1] * (out[1] - 1) + 1:s[1]] += scaled
+    dx = dx[..., p[0]:p[0] + in_size[0], p[1]:p[1] + in_size[1]]
+    return _fresh(xp.ascontiguousarray(dx).astype(self.dtype.np, copy=False), self.dtype, self.device)
+
+
+derivatives(avg_pool2d_backward, {
+    "grad_output": "avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, "
+                   "divisor_override)",
+    "self": "zeros_like(self)"})
+
+
+@op("_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor")
+def _adaptive_avg_pool2d_backward(grad_output, self):
+    xp = xp_of(self)
+    g = grad_output._array
+    H, W = self.shape_tuple[-2:]
+    OH, OW = g.shape[-2:]
+    dx = xp.zeros(self.shape_tuple, dtype=g.dtype)
+    for i in range(OH):
+        h0, h1 = (i * H) // OH, -(-((i + 1) * H) // OH)
+        for j in range(OW):
+            w0, w1 = (j * W) // OW, -(-((j + 1) * W) // OW)
+            dx[..., h0:h1, w0:w1] += g[..., i:i + 1, j:j + 1] / ((h1 - h0) * (w1 - w0))
+    return _fresh(dx, self.dtype, self.device)
+
+
+derivatives(_adaptive_avg_pool2d_backward, {
+    "grad_output": "adaptive_avg_pool2d(grad, [grad_output.shape[-2], grad_output.shape[-1]])",
+    "self": "zeros_like(self)"})

@@ -257,22 +257,22 @@ def _like(self, value, dtype, device, memory_format):
     return _filled(self.shape_tuple, value, dtype, device or self.device, strides)
 
 
-@op(f"zeros_like(Tensor self, *, {_LIKE_OPTIONS}) -> Tensor")
+@op(f"zeros_like(Tensor self, *, {_LIKE_OPTIONS}) -> Tensor", differentiable=False)
 def zeros_like(self, dtype, layout, device, pin_memory, memory_format):
     return _like(self, 0, dtype, device, memory_format)
 
 
-@op(f"ones_like(Tensor self, *, {_LIKE_OPTIONS}) -> Tensor")
+@op(f"ones_like(Tensor self, *, {_LIKE_OPTIONS}) -> Tensor", differentiable=False)
 def ones_like(self, dtype, layout, device, pin_memory, memory_format):
     return _like(self, 1, dtype, device, memory_format)
 
 
-@op(f"full_like(Tensor self, Scalar fill_value, *, {_LIKE_OPTIONS}) -> Tensor")
+@op(f"full_like(Tensor self, Scalar fill_value, *, {_LIKE_OPTIONS}) -> Tensor", differentiable=False)
 def full_like(self, fill_value, dtype, layout, device, pin_memory, memory_format):
     return _like(self, fill_value, dtype, device, memory_format)
 
 
-@op(f"empty_like(Tensor self, *, {_LIKE_OPTIONS}) -> Tensor")
+@op(f"empty_like(Tensor self, *, {_LIKE_OPTIONS}) -> Tensor", differentiable=False)
 def empty_like(self, dtype, layout, device, pin_memory, memory_format):
     return _like(self, None, dtype, device, memory_format)
 
@@ -285,22 +285,22 @@ def _new(self, size, value, dtype, device):
     return _filled(size, value, dtype, device or self.device)
 
 
-@op(f"new_zeros(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=("method",))
+@op(f"new_zeros(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=("method",), differentiable=False)
 def new_zeros(self, size, dtype, layout, device, pin_memory):
     return _new(self, size, 0, dtype, device)
 
 
-@op(f"new_ones(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=("method",))
+@op(f"new_ones(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=("method",), differentiable=False)
 def new_ones(self, size, dtype, layout, device, pin_memory):
     return _new(self, size, 1, dtype, device)
 
 
 @op(f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTIONS}) -> Tensor",
-    variants=("method",))
+    variants=("method",), differentiable=False)
 def new_full(self, size, fill_value, dtype, layout, device, pin_memory):
     return _new(self, size, fill_value, dtype, device)
 
 
-@op(f"new_empty(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=("method",))
+@op(f"new_empty(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=("method",), differentiable=False)
 def new_empty(self, size, dtype, layout, device, pin_memory):
     return _new(self, size, None, dtype, device)

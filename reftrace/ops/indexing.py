@@ -286,6 +286,10 @@ def index_select(self, dim, index):
     return _fresh(xp_of(self).take(a, idx, axis=dim), self.dtype, self.device)
 
 
+derivatives(index_select, {"self": "index_select_backward_symint(grad, self.shape, dim, index)",
+                          "index": "non_differentiable"})
+
+
 def _scatter_gather_checks(self, dim, index, src=None, op="gather"):
     """torch's shape/dtype checks shared by gather and scatter; returns (wrapped dim, index array)."""
     a, idx = self._array, index._array
@@ -334,6 +338,10 @@ def gather(self, dim, index, sparse_grad):
     return _fresh(values, self.dtype, self.device)
 
 
+derivatives(gather, {"self": "gather_backward(grad, self, dim, index, sparse_grad)",
+                    "index": "non_differentiable"})
+
+
 def _scatter_into(out, dim, index, values):
     """Write ``values`` (array or number) into ``out`` at ``index`` along ``dim`` (last write wins,
     as torch's sequential CPU kernel)."""
@@ -356,10 +364,17 @@ def scatter(self, dim, index, src):
     return _scatter_into(_dense_copy(self), dim, index, src._array)
 
 
+derivatives(scatter, {"self": "grad.scatter(dim, index, 0)", "index": "non_differentiable",
+                     "src": "grad.gather(dim, index)"})
+
+
 @op("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", variants=("function", "method"))
 def scatter_value(self, dim, index, value):
     dim, _ = _scatter_gather_checks(self, dim, index, op="scatter")
     return _scatter_into(_dense_copy(self), dim, index, xp_of(self).asarray(value).astype(self._array.dtype))
+
+
+derivatives(scatter_value, {"self": "grad.scatter(dim, index, 0)", "index": "non_differentiable"})
 
 
 @op("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", variants=("method",))
@@ -371,11 +386,18 @@ def scatter_(self, dim, index, src):
     return _scatter_into(self, dim, index, src._array)
 
 
+derivatives(scatter_, {"self": "grad.scatter(dim, index, 0)", "index": "non_differentiable",
+                      "src": "grad.gather(dim, index)"})
+
+
 @op("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", variants=("method",))
 def scatter__value(self, dim, index, value):
     dim, _ = _scatter_gather_checks(self, dim, index, op="scatter")
     self._version += 1
     return _scatter_into(self, dim, index, xp_of(self).asarray(value).astype(self._array.dtype))
+
+
+derivatives(scatter__value, {"self": "grad.scatter(dim, index, 0)", "index": "non_differentiable"})
 
 
 @op("masked_select(Tensor self, Tensor mask) -> Tensor", variants=("method", "function"))
@@ -386,4 +408,8 @@ def masked_select(self, mask):
     shape = broadcast_shapes(self._array.shape, mask._array.shape)
     a, m = xp.broadcast_to(self._array, shape), xp.broadcast_to(mask._array, shape)
     return _fresh(a[m], self.dtype, self.device)
+
+
+derivatives(masked_select, {"self": "masked_select_backward(grad, self, mask)",
+                           "mask": "non_differentiable"})
 

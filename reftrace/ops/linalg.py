@@ -417,6 +417,11 @@ def inverse(self):
     return linalg_inv.kernel(self)
 
 
+@composite(inverse)
+def _inverse_composite(self):
+    return linalg_inv(self)
+
+
 # torch.jit.trace's NormalizeOps pass rewrites aten::inverse nodes to aten::linalg_inv (and
 # aten::ger to aten::outer), so traced graphs name this op too
 @op("linalg_inv(Tensor A) -> Tensor", variants=())
@@ -443,6 +448,10 @@ def linalg_inv(self):
     out = empty_strided_array(xp, a.shape, strides, a.dtype)
     out[...] = inv
     return _strided(out, self.dtype, self.device, strides)
+
+
+# torch records linalg_inv_ex's node (LinalgInvExBackward0)
+derivatives(linalg_inv, {"A": "-matmul(result.transpose(-2, -1).conj(), matmul(grad, result.transpose(-2, -1).conj()))"})
 
 
 @op("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor")

@@ -10,6 +10,7 @@ their frames invisible, exactly as in torch. Nothing here is registered in the o
 import numbers
 
 from ._registry import get_packet
+from ..autograd._variable_type import attach_history
 from ..autograd.grad_mode import STATE as GRAD, no_grad
 
 
@@ -37,7 +38,10 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
             out = get_packet("_convolution")(x, weight, bias, stride, _int_list(padding, n),
                                              dilation, False, [0] * n, groups, False, False, True, True)
         if GRAD.enabled and any(t is not None and t.requires_grad for t in (x, weight, bias)):
-            out.requires_grad = True
+            # then autograd records the call (ConvolutionBackward0) on the result
+            attach_history(get_packet("convolution").overloads[0],
+                           [x, weight, bias, stride, _int_list(padding, n), dilation, False,
+                            [0] * n, groups], out)
     return out if batched else out.squeeze(0)
 
 

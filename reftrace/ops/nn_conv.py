@@ -14,7 +14,7 @@ factor of its speed.
 import numpy as np
 
 from .._tensor import _fresh, xp_of
-from ._registry import op
+from ._registry import composite, derivatives, get_packet, op
 from .._frames import warn_at_caller
 
 
@@ -148,6 +148,12 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
     return conv_forward(input, weight, bias, stride, [(p, p) for p in padding], dilation, groups)
 
 
+derivatives(_convolution, {
+    "input, weight, bias": "convolution_backward(grad, input, weight, (None if bias is None else "
+                           "bias.shape), stride, padding, dilation, transposed, output_padding, "
+                           "groups, grad_input_mask)"})
+
+
 _WARNED_SAME_PADDING = []
 
 
@@ -185,9 +191,37 @@ def _convolution_mode(input, weight, bias, stride, padding, dilation, groups):
                                groups, False, False, True, True)
 
 
+@composite(_convolution_mode)
+def _convolution_mode_composite(input, weight, bias, stride, padding, dilation, groups):
+    # Convolution.cpp _convolution_mode: 'valid' and symmetric 'same' are a convolution; an
+    # asymmetric 'same' pads the input first
+    dim = weight.ndim - 2
+    dil = _expand(dilation, "dilation", dim)
+    if padding == "same" and all(s == 1 for s in stride):
+        total = [dil[i] * (weight.shape_tuple[2 + i] - 1) for i in range(dim)]
+        if any(t % 2 for t in total):
+            pad = []
+            for t in reversed(total):
+                pad += [t // 2, t - t // 2]
+            _check_shapes(input, weight, bias, [t // 2 for t in total], [1] * dim, dil, groups)
+            input = get_packet("constant_pad_nd")(input, pad, 0)
+            return convolution(input, weight, bias, [1] * dim, [0] * dim, dil, False, [0] * dim, groups)
+        return convolution(input, weight, bias, stride, [t // 2 for t in total], dil, False,
+                           [0] * dim, groups)
+    if padding == "valid":
+        return convolution(input, weight, bias, stride, [0] * dim, dil, False, [0] * dim, groups)
+    return _convolution_mode.kernel(input, weight, bias, stride, padding, dilation, groups)
+
+
 @op("convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
     "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor")
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     # torch.ops.aten.convolution: what nn.Module code never calls directly, kept for the table
     return _convolution.kernel(input, weight, bias, stride, padding, dilation, transposed,
                                output_padding, groups, False, False, True, True)
+
+
+derivatives(convolution, {
+    "input, weight, bias": "convolution_backward(grad, input, weight, (None if bias is None else "
+                           "bias.shape), stride, padding, dilation, transposed, output_padding, "
+                           "groups, grad_input_mask)"})

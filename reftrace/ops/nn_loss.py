@@ -14,7 +14,8 @@ from .._promotion import result_type
 from .._tensor import _fresh, xp_of
 from .nn_conv import sizes
 from ._iter import broadcast_shapes
-from ._registry import op
+from ._registry import OVERLOADS, composite, derivatives, op
+from ..autograd._variable_type import record_without_formula
 from reftrace_backends import get_backend
 
 NONE, MEAN, SUM = 0, 1, 2
@@ -95,12 +96,26 @@ def nll_loss_nd(self, target, weight, reduction, ignore_index):
     return _result(self, out)
 
 
+@composite(nll_loss_nd)
+def _nll_loss_nd_composite(self, target, weight, reduction, ignore_index):
+    # LossNLL.cpp nll_loss_nd: 1-2 dims -> nll_loss, 4 -> nll_loss2d, else reshaped to 4-d
+    if self.dim() <= 2:
+        return nll_loss(self, target, weight, reduction, ignore_index)
+    if self.dim() == 4:
+        return nll_loss2d(self, target, weight, reduction, ignore_index)
+    return record_without_formula(nll_loss_nd, [self, target, weight, reduction, ignore_index])
+
+
 @op("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
     "SymInt ignore_index=-100) -> Tensor", variants=())
 def nll_loss(self, target, weight, reduction, ignore_index):
     if self.ndim > 2:
         raise RuntimeError("input tensor should be 1D or 2D")
     return nll_loss_nd.kernel(self, target, weight, reduction, ignore_index)
+
+
+derivatives(nll_loss, {"self": "nll_loss_backward(grad, self, target, weight, reduction, ignore_index)",
+                       "target": "non_differentiable"})
 
 
 @op("nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
@@ -110,6 +125,10 @@ def nll_loss2d(self, target, weight, reduction, ignore_index):
         raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets "
                            f"of dimension: {target.ndim}")
     return nll_loss_nd.kernel(self, target, weight, reduction, ignore_index)
+
+
+derivatives(nll_loss2d, {"self": "nll_loss_backward(grad, self, target, weight, reduction, ignore_index)",
+                         "target": "non_differentiable"})
 
 
 @op("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
@@ -161,6 +180,32 @@ def cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoo
     return _result(self, (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes))
 
 
+@composite(cross_entropy_loss)
+def _cross_entropy_composite(self, target, weight, reduction, ignore_index, label_smoothing):
+    # LossNLL.cpp cross_entropy_loss: log_softmax over the class dim, then nll_loss_nd
+    class_dim = 0 if self.dim() == 1 else 1
+    if self.shape_tuple == target.shape_tuple and target.dtype.is_floating_point:
+        # cross_entropy_loss_prob_target: -(log_softmax * target [* weight]) reduced
+        cross_entropy_loss.kernel(self, target, weight, reduction, ignore_index, label_smoothing)
+        n_classes = self.shape_tuple[class_dim]
+        logp = self.log_softmax(class_dim)
+        target_ = target * (1 - label_smoothing) + (label_smoothing / n_classes) \
+            if label_smoothing > 0 else target
+        terms = logp * target_
+        if weight is not None:
+            shape = [1] * self.dim()
+            shape[class_dim] = weight.shape_tuple[0]
+            terms = terms * (weight.view(shape) if self.dim() > 1 else weight)
+        if reduction == MEAN:  # C++ divides by a number: div.Scalar (DivBackward1)
+            return OVERLOADS["aten::div.Scalar"](-terms.sum(), self.numel() / n_classes)
+        return -terms.sum() if reduction == SUM else -terms.sum(class_dim)
+    if label_smoothing > 0:  # class indices with label smoothing: no gradient yet
+        return record_without_formula(cross_entropy_loss, [self, target, weight, reduction,
+                                                           ignore_index, label_smoothing])
+    return nll_loss_nd(self.log_softmax(0 if self.dim() == 1 else 1), target, weight, reduction,
+                       ignore_index)
+
+
 @op("mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=())
 def mse_loss(self, target, reduction):
     dtype = result_type(self, target)
@@ -172,3 +217,7 @@ def mse_loss(self, target, reduction):
     if reduction == NONE:
         return _result(self, sq, dtype)
     return _result(self, sq.sum() if reduction == SUM else sq.mean(), dtype)
+
+
+derivatives(mse_loss, {"self": "mse_loss_backward(grad, self, target, reduction)",
+                       "target": "mse_loss_backward(grad, target, self, reduction)"})

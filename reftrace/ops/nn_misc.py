@@ -12,7 +12,8 @@ from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from .nn_conv import legacy_type_name, sizes
 from .random import bernoulli_draws
-from ._registry import op
+from ._registry import composite, derivatives, get_packet, op
+from ..autograd._variable_type import record_without_formula
 
 
 # -- dropout -------------------------------------------------------------------------------------
@@ -44,9 +45,39 @@ def dropout(input, p, train):
     return _dropout(input, p, train, False, False)
 
 
+def _scaled_mask(x, p, feature):
+    """The kept-and-scaled mask _dropout draws (the same random draws), as a tensor."""
+    shape = x.shape_tuple[:2] + (1,) * (x.ndim - 2) if feature else x.shape_tuple
+    keep = bernoulli_draws(x.device, shape, 1 - p)
+    return _fresh(keep.astype(x.dtype.np) / x.dtype.np.type(1 - p), x.dtype, x.device)
+
+
+def zeros_like_(x):
+    return _fresh(xp_of(x).zeros((), dtype=x.dtype.np), x.dtype, x.device)
+
+
+@composite(dropout)
+def _dropout_composite(input, p, train):
+    # Dropout.cpp _dropout_impl: input * (bernoulli mask / (1 - p)) -> MulBackward0
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        return input * zeros_like_(input)
+    return input * _scaled_mask(input, p, False)
+
+
 @op("feature_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
 def feature_dropout(input, p, train):
     return _dropout(input, p, train, True, False)
+
+
+@composite(feature_dropout)
+def _feature_dropout_composite(input, p, train):
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        return input * zeros_like_(input)
+    return input * _scaled_mask(input, p, True)
 
 
 @op("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
@@ -54,9 +85,24 @@ def dropout_(self, p, train):
     return _dropout(self, p, train, False, True)
 
 
+@composite(dropout_)
+def _dropout__composite(self, p, train):
+    # Dropout.cpp _dropout_impl<inplace>: self.mul_(mask) (MulBackward0)
+    if p == 0 or not train or self.numel() == 0:
+        return self
+    return self.mul_(zeros_like_(self) if p == 1 else _scaled_mask(self, p, False))
+
+
 @op("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
 def feature_dropout_(self, p, train):
     return _dropout(self, p, train, True, True)
+
+
+@composite(feature_dropout_)
+def _feature_dropout__composite(self, p, train):
+    if p == 0 or not train or self.numel() == 0:
+        return self
+    return self.mul_(zeros_like_(self) if p == 1 else _scaled_mask(self, p, True))
 
 
 # -- embedding, one_hot ----------------------------------------------------------------------------
@@ -76,6 +122,11 @@ def embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
     if idx.size and (idx.min() < 0 or idx.max() >= weight.shape_tuple[0]):
         raise IndexError("index out of range in self")
     return _fresh(weight._array[idx], weight.dtype, weight.device)
+
+
+derivatives(embedding, {"weight": "embedding_backward(grad, indices, weight.shape[0], padding_idx, "
+                                      "scale_grad_by_freq, sparse)",
+                        "indices": "non_differentiable"})
 
 
 @op("embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) "
@@ -156,6 +207,9 @@ def constant_pad_nd(self, pad, value):
     return _fresh(out, self.dtype, self.device)
 
 
+derivatives(constant_pad_nd, {"self": "constant_pad_nd_backward(grad, pad)"})
+
+
 def _np_pad(self, pad, mode, dims):
     """reflection/replication/circular padding of the last ``dims`` dims."""
     shape = self.shape_tuple
@@ -181,8 +235,10 @@ def _np_pad(self, pad, mode, dims):
 
 def _register_pad(mode, aten, dims):
     n = 2 * dims
-    op(f"{aten}{dims}d(Tensor self, SymInt[{n}] padding) -> Tensor", variants=())(
+    padded = op(f"{aten}{dims}d(Tensor self, SymInt[{n}] padding) -> Tensor", variants=())(
         lambda self, padding: _np_pad(self, padding, mode, dims))
+    # torch's formula calls {aten}{dims}d_backward; written with ops (padding_backward)
+    derivatives(padded, {"self": f'padding_backward(grad, self, padding, "{mode}")'})
 
 
 for _dims in (1, 2, 3):
@@ -216,3 +272,16 @@ def pad(self, pad, mode, value):
             if b > self.shape_tuple[d] or e > self.shape_tuple[d]:
                 raise RuntimeError("Padding value causes wrapping around more than once.")
     return _np_pad(self, pad, mode, dims)
+
+
+@composite(pad)
+def _pad_composite(self, pad_, mode, value):
+    # PadNd.cpp pad: constant mode is constant_pad_nd (ConstantPadNdBackward0)
+    if mode == "constant" and len(pad_) % 2 == 0 and len(pad_) <= 2 * self.ndim:
+        return constant_pad_nd(self, pad_, 0.0 if value is None else value)
+    pad.kernel(self, pad_, mode, value)  # its checks and errors
+    dims = len(pad_) // 2
+    if mode in ("reflect", "replicate"):
+        aten = "reflection_pad" if mode == "reflect" else "replication_pad"
+        return get_packet(f"{aten}{dims}d")(self, pad_)
+    return record_without_formula(pad, [self, pad_, mode, value])  # circular: not yet

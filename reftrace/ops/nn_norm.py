@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import _fresh
 from .nn_conv import sizes
-from ._registry import op
+from ._registry import derivatives, op
 
 
 def _affine_result(x, normalized, weight, bias, channel_shape):
@@ -27,9 +27,10 @@ def _affine_result(x, normalized, weight, bias, channel_shape):
 
 
 def _write_stat(t, value):
-    """Store a running statistic in place (views and bases see it, as torch's in-place update)."""
+    """Store a running statistic in place (views and bases see it, as torch's in-place update).
+    Written below autograd, as torch's kernel does: the version counter does not move (so a
+    backward that saved the running statistics still finds them at their saved version)."""
     t._array[...] = value.astype(t.dtype.np)
-    t._version += 1
 
 
 @op("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
@@ -70,6 +71,11 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     return _affine_result(input, normalized, weight, bias, channel)
 
 
+# torch records NativeBatchNormBackward0 (batch_norm is a composite over native_batch_norm)
+derivatives(batch_norm, {"input, weight, bias": "batchnorm_backward(grad, input, weight, running_mean, "
+                                                 "running_var, training, eps, grad_input_mask)"})
+
+
 @op("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
     "float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor")
 def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
@@ -93,6 +99,11 @@ def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
     return _affine_result(input, (a - mean) / np.sqrt(var + eps), weight, bias, shape)
 
 
+# NativeLayerNormBackward0
+derivatives(layer_norm, {"input, weight, bias": "layer_norm_backward(grad, input, normalized_shape, "
+                                                 "weight, eps, grad_input_mask)"})
+
+
 @op("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
     "float eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor")
 def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
@@ -111,3 +122,8 @@ def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
     var = grouped.var(axis=-1, keepdims=True)
     normalized = ((grouped - mean) / np.sqrt(var + eps)).reshape(xs)
     return _affine_result(input, normalized, weight, bias, (1, -1) + (1,) * (len(xs) - 2))
+
+
+# NativeGroupNormBackward0
+derivatives(group_norm, {"input, weight, bias": "group_norm_backward(grad, input, num_groups, weight, "
+                                                 "eps, grad_input_mask)"})

@@ -10,7 +10,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from .nn_conv import sizes, windows, constant_padded
-from ._registry import op
+from ._registry import composite, derivatives, op
+from ..autograd._variable_type import attach_history
 
 
 def pooling_output_size(size, k, pad, stride, dilation, ceil_mode):
@@ -173,6 +174,15 @@ def max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode):
     return _max_pool(self, "max_pool1d", 1, kernel_size, stride, padding, dilation, ceil_mode, False)
 
 
+@composite(max_pool1d)
+def _max_pool1d_composite(self, kernel_size, stride, padding, dilation, ceil_mode):
+    # MaxPooling.cpp max_pool1d with a gradient: a 2-d pool of the unsqueezed input
+    max_pool1d.kernel(self, kernel_size, stride, padding, dilation, ceil_mode)  # its checks
+    k, s, p, d = _pool_params("max_pool1d", 1, kernel_size, stride, padding, dilation)
+    return max_pool2d(self.unsqueeze(-2), [1, k[0]], [1, s[0]], [0, p[0]], [1, d[0]],
+                      ceil_mode).squeeze(-2)
+
+
 @op("max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], "
     "int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> (Tensor, Tensor)")
 def max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
@@ -182,16 +192,36 @@ def max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
     return _max_pool(self, "max_pool1d", 1, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@composite(max_pool1d_with_indices)
+def _max_pool1d_with_indices_composite(self, kernel_size, stride, padding, dilation, ceil_mode):
+    max_pool1d_with_indices.kernel(self, kernel_size, stride, padding, dilation, ceil_mode)  # checks
+    k, s, p, d = _pool_params("max_pool1d", 1, kernel_size, stride, padding, dilation)
+    values, indices = max_pool2d_with_indices(self.unsqueeze(-2), [1, k[0]], [1, s[0]], [0, p[0]],
+                                              [1, d[0]], ceil_mode)
+    return values.squeeze(-2), indices.squeeze(-2)
+
+
 @op("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
     "int[2] dilation=1, bool ceil_mode=False) -> Tensor")
 def max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
     return _max_pool(self, "max_pool2d", 2, kernel_size, stride, padding, dilation, ceil_mode, False)
 
 
+@composite(max_pool2d)
+def _max_pool2d_composite(self, kernel_size, stride, padding, dilation, ceil_mode):
+    # MaxPooling.cpp max_pool2d: with a gradient, max_pool2d_with_indices's values
+    return max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
 @op("max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
     "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", variants=())
 def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
     return _max_pool(self, "max_pool2d", 2, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+derivatives(max_pool2d_with_indices, {
+    "self": "max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, "
+            "ceil_mode, result1)"}, output_differentiability=[True, False])
 
 
 @op("avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
@@ -232,6 +262,11 @@ def avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
     return _fresh(res.astype(self.dtype.np), self.dtype, self.device)
 
 
+derivatives(avg_pool2d, {
+    "self": "avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, "
+            "count_include_pad, divisor_override)"})
+
+
 @op("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", variants=())
 def adaptive_avg_pool2d(self, output_size):
     if len(output_size) != 2:
@@ -257,3 +292,15 @@ def adaptive_avg_pool2d(self, output_size):
             - integral[..., H1, W0] + integral[..., H0, W0])
     res = sums / ((H1 - H0) * (W1 - W0))
     return _fresh(res.astype(self.dtype.np), self.dtype, self.device)
+
+
+@composite(adaptive_avg_pool2d)
+def _adaptive_avg_pool2d_composite(self, output_size):
+    # AdaptiveAveragePooling.cpp: output 1x1 is a mean (MeanBackward1), else _adaptive_avg_pool2d
+    if list(output_size) == [1, 1] and self.numel() > 0:
+        return self.mean([-1, -2], True)
+    return attach_history(adaptive_avg_pool2d, [self, output_size],
+                          adaptive_avg_pool2d.kernel(self, output_size))
+
+
+derivatives(adaptive_avg_pool2d, {"self": "_adaptive_avg_pool2d_backward(grad, self)"})

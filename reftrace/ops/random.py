@@ -16,7 +16,7 @@ from .. import _dtype as D
 from .._device import CPU
 from .._tensor import _fresh, _strided, xp_of
 from ._iter import _non_overlapping_and_dense, broadcast_shapes
-from ._registry import op
+from ._registry import derivatives, op
 from reftrace_backends import get_backend
 
 _RANDOM = dict(nondeterministic=True)
@@ -183,6 +183,9 @@ def normal_tensor_tensor(mean, std, generator):
     return _normal_from(mean._array, std._array, shape, dt, mean.device, generator)
 
 
+derivatives(normal_tensor_tensor, {"mean": "zeros(mean.shape, dtype=grad.dtype)", "std": "zeros(std.shape, dtype=grad.dtype)"})
+
+
 @op("normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor",
     **_RANDOM)
 def normal_tensor_float(mean, std, generator):
@@ -191,12 +194,18 @@ def normal_tensor_float(mean, std, generator):
     return _normal_from(mean._array, std, mean.shape_tuple, mean.dtype, mean.device, generator)
 
 
+derivatives(normal_tensor_float, {"mean": "zeros(mean.shape, dtype=grad.dtype)"})
+
+
 @op("normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor",
     **_RANDOM)
 def normal_float_tensor(mean, std, generator):
     if (std._array < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
     return _normal_from(mean, std._array, std.shape_tuple, std.dtype, std.device, generator)
+
+
+derivatives(normal_float_tensor, {"std": "zeros(std.shape, dtype=grad.dtype)"})
 
 
 @op("normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, "
@@ -227,6 +236,9 @@ def bernoulli(self, generator):
     _check_probabilities(self._array)
     draws = bernoulli_draws(self.device, self.shape_tuple, self._array, generator)
     return _fresh(draws.astype(self.dtype.np), self.dtype, self.device)
+
+
+derivatives(bernoulli, {"self": "zeros_like(grad)"})
 
 
 def _check_p(p, name):
@@ -292,12 +304,18 @@ def uniform_(self, low, high, generator):
     return _fill(self, _uniform(_rng(self.device, generator), self.shape_tuple, self.dtype, low, high))
 
 
+derivatives(uniform_, {"self": "zeros_like(grad)"})
+
+
 @op("normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) "
     "-> Tensor(a!)", variants=("method",), **_RANDOM)
 def normal_(self, mean, std, generator):
     _float_only(self.dtype, "normal_kernel_cpu")
     _check_std(std)
     return _fill(self, mean + std * _normal(_rng(self.device, generator), self.shape_tuple, self.dtype))
+
+
+derivatives(normal_, {"self": "zeros_like(grad)"})
 
 
 @op("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)",
@@ -308,8 +326,14 @@ def bernoulli__tensor(self, p, generator):
     return _fill(self, bernoulli_draws(self.device, self.shape_tuple, p, generator))
 
 
+derivatives(bernoulli__tensor, {"self": "zeros_like(grad)", "p": "zeros_like(p)"})
+
+
 @op("bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)",
     variants=("method",), **_RANDOM)
 def bernoulli__float(self, p, generator):
     _check_p(p, "bernoulli_")
     return _fill(self, _rng(self.device, generator).random(self.shape_tuple) < p)
+
+
+derivatives(bernoulli__float, {"self": "zeros_like(grad)"})

@@ -23,7 +23,7 @@ from .. import _dtype as D
 from .._tensor import _fresh, _strided, _wrap_dim
 from ._iter import empty_strided_array, output_strides
 from ._pointwise_helpers import binary
-from ._registry import derivatives, get_packet, op
+from ._registry import composite, derivatives, get_packet, op
 
 
 def not_implemented(kernel, dtype):
@@ -137,10 +137,16 @@ def prod_all(self, dtype):
     return _accumulated(self, np.multiply, None, False, dtype)
 
 
+derivatives(prod_all, {"self": "prod_backward(grad, self.to(grad.dtype), result)"})
+
+
 @op("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     variants=("function", "method"))
 def prod_dim_int(self, dim, keepdim, dtype):
     return _accumulated(self, np.multiply, _axes(self, dim), keepdim, dtype)
+
+
+derivatives(prod_dim_int, {"self": "prod_backward(grad, self.to(grad.dtype), result, dim, keepdim)"})
 
 
 def _mean(self, axes, keepdim, dtype):
@@ -230,9 +236,17 @@ def max_all(self):
     return _extreme_all(self, "max")
 
 
+derivatives(max_all, {"self": "evenly_distribute_backward(grad, self, result)"})
+
+
 @op("max.other(Tensor self, Tensor other) -> Tensor", variants=("method", "function"))
 def max_other(self, other):
     return _extreme_other(self, other, "max")
+
+
+@composite(max_other)
+def _max_other_composite(self, other):
+    return get_packet("maximum")(self, other)
 
 
 @op("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
@@ -241,9 +255,15 @@ def max_dim(self, dim, keepdim):
     return _extreme_dim(self, dim, keepdim, "max")
 
 
+derivatives(max_dim, {"self": "value_selecting_reduction_backward_symint(grad, dim, indices, self.shape, keepdim)"})
+
+
 @op("min(Tensor self) -> Tensor", variants=("method", "function"))
 def min_all(self):
     return _extreme_all(self, "min")
+
+
+derivatives(min_all, {"self": "evenly_distribute_backward(grad, self, result)"})
 
 
 @op("min.other(Tensor self, Tensor other) -> Tensor", variants=("method", "function"))
@@ -251,10 +271,18 @@ def min_other(self, other):
     return _extreme_other(self, other, "min")
 
 
+@composite(min_other)
+def _min_other_composite(self, other):
+    return get_packet("minimum")(self, other)
+
+
 @op("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
     variants=("function", "method"))
 def min_dim(self, dim, keepdim):
     return _extreme_dim(self, dim, keepdim, "min")
+
+
+derivatives(min_dim, {"self": "value_selecting_reduction_backward_symint(grad, dim, indices, self.shape, keepdim)"})
 
 
 def _amax(self, dim, keepdim, name):
@@ -275,9 +303,15 @@ def amax(self, dim, keepdim):
     return _amax(self, dim, keepdim, "amax")
 
 
+derivatives(amax, {"self": "scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim)"})
+
+
 @op("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", variants=("function", "method"))
 def amin(self, dim, keepdim):
     return _amax(self, dim, keepdim, "amin")
+
+
+derivatives(amin, {"self": "scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim)"})
 
 
 def _argmax(self, dim, keepdim, name):
@@ -359,16 +393,26 @@ def _variance(self, dim, correction, keepdim, take_sqrt):
     return _result(arr, dt.to_real, self.device)
 
 
+_VARIANCE_DERIVATIVES = {
+    "std": {"self": "std_backward(result, grad, self, dim, correction, keepdim)"},
+    "var": {"self": "var_backward(grad, self, dim, correction, keepdim)"}}
+
+
 def _register_variance(name, take_sqrt):
     # parser order: .dim (dim required), .correction (all keyword-friendly), plain (unbiased)
-    op(f"{name}.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
-       variants=("function", "method"))(
+    by_dim = op(f"{name}.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
+                variants=("function", "method"))(
         lambda self, dim, unbiased, keepdim: _variance(self, dim, int(unbiased), keepdim, take_sqrt))
-    op(f"{name}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
-       "bool keepdim=False) -> Tensor", variants=("function", "method"))(
-        lambda self, dim, correction, keepdim: _variance(self, dim, correction, keepdim, take_sqrt))
-    op(f"{name}(Tensor self, bool unbiased=True) -> Tensor", variants=("function", "method"))(
+    correction = derivatives(op(f"{name}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+                                "bool keepdim=False) -> Tensor", variants=("function", "method"))(
+        lambda self, dim, correction, keepdim: _variance(self, dim, correction, keepdim, take_sqrt)),
+        _VARIANCE_DERIVATIVES[name])
+    plain = op(f"{name}(Tensor self, bool unbiased=True) -> Tensor", variants=("function", "method"))(
         lambda self, unbiased: _variance(self, None, int(unbiased), False, take_sqrt))
+    # the .dim and plain overloads are composite in ATen: they call .correction
+    composite(by_dim)(lambda self, dim, unbiased, keepdim: correction(
+        self, dim, correction=int(unbiased), keepdim=keepdim))
+    composite(plain)(lambda self, unbiased: correction(self, None, correction=int(unbiased)))
 
 
 _register_variance("std", True)
@@ -421,6 +465,9 @@ def linalg_vector_norm(self, ord, dim, keepdim, dtype):
     return _vector_norm(self, ord, _axes(self, dim), keepdim, dtype)
 
 
+derivatives(linalg_vector_norm, {"self": "linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim)"})
+
+
 def _legacy_norm(self, p, dim, keepdim, dtype):
     # aten::norm: only reachable through the op table (TorchScript); torch.norm is Python (below)
     if self.dtype.category < 2:
@@ -429,14 +476,19 @@ def _legacy_norm(self, p, dim, keepdim, dtype):
     return _vector_norm(self, 2 if p is None else p, _axes(self, dim), keepdim, dtype)
 
 
-op("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", variants=())(
-    lambda self, p: _legacy_norm(self, p, None, False, None))
-op("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", variants=())(
-    lambda self, p, dim, keepdim: _legacy_norm(self, p, dim, keepdim, None))
-op("norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) "
-   "-> Tensor", variants=())(lambda self, p, dim, keepdim, dtype: _legacy_norm(self, p, dim, keepdim, dtype))
-op("norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor", variants=())(
-    lambda self, p, dtype: _legacy_norm(self, p, None, False, dtype))
+derivatives(op("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", variants=())(
+    lambda self, p: _legacy_norm(self, p, None, False, None)),
+    {"self": "norm_backward(grad, self, p, result)"})
+derivatives(op("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor",
+               variants=())(lambda self, p, dim, keepdim: _legacy_norm(self, p, dim, keepdim, None)),
+            {"self": "norm_backward(grad, self, p, result, dim, keepdim)"})
+derivatives(op("norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, "
+               "ScalarType dtype) -> Tensor", variants=())(
+    lambda self, p, dim, keepdim, dtype: _legacy_norm(self, p, dim, keepdim, dtype)),
+    {"self": "norm_backward(grad, self.to(grad.dtype), p, result, dim, keepdim)"})
+derivatives(op("norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor",
+               variants=())(lambda self, p, dtype: _legacy_norm(self, p, None, False, dtype)),
+            {"self": "norm_backward(grad, self.to(grad.dtype), p, result)"})
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
@@ -480,6 +532,9 @@ def logsumexp(self, dim, keepdim):
     return _result(arr, dt, self.device)
 
 
+derivatives(logsumexp, {"self": "logsumexp_backward(grad, self, result, dim, keepdim)"})
+
+
 # -- scans: cumsum, cumprod, cummax, cummin -------------------------------------------------------
 
 def _scan_axis(self, dim):
@@ -505,9 +560,15 @@ def cumsum(self, dim, dtype):
     return _cumulative(self, dim, dtype, np.add)
 
 
+derivatives(cumsum, {"self": "cumsum_backward(grad.to(self.dtype), dim)"})
+
+
 @op("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", variants=("function", "method"))
 def cumprod(self, dim, dtype):
     return _cumulative(self, dim, dtype, np.multiply)
+
+
+derivatives(cumprod, {"self": "cumprod_backward(grad.to(self.dtype), self, dim, result)"})
 
 
 def _cum_extreme(self, dim, name):
@@ -535,9 +596,15 @@ def cummax(self, dim):
     return _cum_extreme(self, dim, "cummax")
 
 
+derivatives(cummax, {"self": "cummaxmin_backward(grad, self, indices, dim)"})
+
+
 @op("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", variants=("function", "method"))
 def cummin(self, dim):
     return _cum_extreme(self, dim, "cummin")
+
+
+derivatives(cummin, {"self": "cummaxmin_backward(grad, self, indices, dim)"})
 
 
 # -- sort, argsort, topk --------------------------------------------------------------------------
@@ -581,10 +648,16 @@ def sort_stable(self, stable, dim, descending):
     return _sort(self, dim, descending)  # torch's CPU sort is stable either way
 
 
+derivatives(sort_stable, {"self": "value_selecting_reduction_backward_symint(grad, dim, indices, self.shape, True)"}, output_differentiability=[True, False])
+
+
 @op("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
     variants=("method", "function"))
 def sort(self, dim, descending):
     return _sort(self, dim, descending)
+
+
+derivatives(sort, {"self": "value_selecting_reduction_backward_symint(grad, dim, indices, self.shape, True)"}, output_differentiability=[True, False])
 
 
 @op("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor",
@@ -625,6 +698,9 @@ def topk(self, k, dim, largest, sorted):
         order = order.reshape(last.shape[:-1] + (k,))
     idx = np.swapaxes(order, axis, -1)
     return _values_and_indices(self, np.take_along_axis(a, idx, axis), idx)
+
+
+derivatives(topk, {"self": "value_selecting_reduction_backward_symint(grad, dim, indices, self.shape, True)"}, output_differentiability=[True, False])
 
 
 def _has_ties(rows, order):

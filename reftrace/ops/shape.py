@@ -200,6 +200,9 @@ def view_dtype(self, dtype):
     return _view_of(self, a.view(dtype.np), new, dtype)
 
 
+derivatives(view_dtype, {}, output_differentiability=[False])
+
+
 @op("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", variants=("method",))
 def view(self, size):
     return _view_as_shape(self, size)
