@@ -328,6 +328,26 @@ def prog_non_tensor_outputs(lib):
             last_lines(error(lambda: m(lib.ones(7))))]
 
 
+def prog_checker_compares_scalars(lib):
+    class Scale(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            return x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    def f(x):
+        return Scale.apply(x, float(x.sum()))
+
+    err = error(lambda: trace(lib, f, (lib.ones(2),), check_inputs=[(lib.ones(2) * 2,)]))
+    # the graph diff, less the source locations (torch prints Python stacks there)
+    diff = re.sub(r" # \S+:\d+:0", "", err[1].split("Trace source location:")[0])
+    trace(lib, f, (lib.ones(2),), check_inputs=[(lib.ones(2),)])  # same scalars: no error
+    return [err[0], diff]
+
+
 # -- programs: eager semantics --------------------------------------------------------------------
 
 def prog_needs_input_grad(lib):
