@@ -168,6 +168,8 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._grad_fn is None:
+            return None
         from .autograd._variable_type import grad_fn_of
         return grad_fn_of(self)
 
@@ -180,8 +182,9 @@ class Tensor:
 
     @grad.setter
     def grad(self, value):
-        from .autograd._variable_type import check_grad_assignment
-        check_grad_assignment(self, value)
+        if value is not None:
+            from .autograd._variable_type import check_grad_assignment
+            check_grad_assignment(self, value)
         self._grad = value
 
     @grad.deleter

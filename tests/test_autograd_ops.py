@@ -165,6 +165,14 @@ HAND = {
     "std_all": (lambda m, x: x.std(), [_t(3, 4)]),
     "max_other": (lambda m, x, y: m.max(x, y), [_t(3, 4), _t(3, 4, seed=1)]),
     "true_divide": (lambda m, x, y: m.true_divide(x, y), [_t(3, 4), _t(3, 4, seed=1, low=1, high=2)]),
+    "interpolate_nearest": (lambda m, x: m.nn.functional.interpolate(x, size=(5, 7)), [_t(1, 2, 3, 4)]),
+    "interpolate_nearest_1d": (lambda m, x: m.nn.functional.interpolate(x, scale_factor=3), [_t(1, 2, 5)]),
+    "interpolate_bilinear": (lambda m, x: m.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"),
+                             [_t(1, 2, 3, 4)]),
+    "interpolate_bilinear_corners": (lambda m, x: m.nn.functional.interpolate(
+        x, size=(4, 3), mode="bilinear", align_corners=True), [_t(1, 2, 3, 4)]),
+    "inverse": (lambda m, x: m.inverse(x + 3 * m.eye(3, dtype=m.float64)), [_t(3, 3)]),
+    "dropout_eval": (lambda m, x: m.nn.functional.dropout(x, 0.5, training=False) * 2, [_t(3, 4)]),
 }
 
 

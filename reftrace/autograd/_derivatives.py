@@ -171,19 +171,24 @@ def compiled(op):
     return c
 
 
+_SIZE = []
+
+
 class TensorMeta:
     """What a formula may read of a tensor saved for its metadata only (torch's self_sym_sizes,
     self_scalar_type ...)."""
     __slots__ = ("shape", "dtype", "device", "_stride", "_contig", "_offset")
 
     def __init__(self, t):
-        from .._tensor import Size
-        self.shape = Size(t.shape_tuple)
+        if not _SIZE:
+            from .._tensor import Size  # (this module loads before _tensor finishes)
+            _SIZE.append(Size)
+        self.shape = _SIZE[0](t._array.shape)
         self.dtype = t.dtype
         self.device = t.device
         self._stride = t.stride()
-        self._contig = t.is_contiguous()
-        self._offset = t.storage_offset()
+        self._contig = t._stride is None or None  # None: worked out when asked
+        self._offset = t.storage_offset() if t._base is not None else 0
 
     def storage_offset(self):
         return self._offset
@@ -213,6 +218,9 @@ class TensorMeta:
         return self.dtype.is_floating_point
 
     def is_contiguous(self, memory_format=None):
+        if self._contig is None:
+            from .._tensor import _is_contiguous
+            self._contig = _is_contiguous(tuple(self.shape), self._stride)
         return self._contig
 
 

@@ -818,3 +818,32 @@ def padding_backward(grad, self, padding, mode):
         zeros = _rt.zeros(shape, dtype=grad.dtype, device=grad.device)
         grad = zeros.index_put(tuple([None] * d + [_rt.from_numpy(pos.astype(np.int64))]), grad, True)
     return grad
+
+
+def upsample_backward(grad, self, output_size, scales, mode, align_corners):
+    """upsample_{nearest,bilinear}*_backward with ops: each output element's gradient added back
+    to the input element(s) it was read from, one spatial dimension at a time (the forward is
+    separable), with the forward's own index and weight computations."""
+    import numpy as np
+    from ..ops.nn_upsample import _linear_weights, _nearest_index
+    nd = self.dim()
+    dims = len(output_size)
+    for i in reversed(range(dims)):
+        axis = nd - dims + i
+        in_size = self.shape_tuple[axis]
+        shape = list(grad.shape_tuple)
+        shape[axis] = in_size
+        zeros = _rt.zeros(shape, dtype=grad.dtype, device=grad.device)
+        lead = [None] * axis
+        if mode == "nearest":
+            idx = _nearest_index(in_size, output_size[i], scales[i])
+            grad = zeros.index_put(tuple(lead + [_rt.from_numpy(np.asarray(idx, np.int64))]), grad, True)
+            continue
+        ftype = np.float64 if grad.dtype.name == "float64" else np.float32
+        i0, i1, l0, l1 = _linear_weights(in_size, output_size[i], align_corners, scales[i], ftype)
+        wshape = [-1] + [1] * (nd - 1 - axis)
+        w0 = _rt.from_numpy(np.ascontiguousarray(l0)).to(grad.dtype).view(wshape)
+        w1 = _rt.from_numpy(np.ascontiguousarray(l1)).to(grad.dtype).view(wshape)
+        grad = zeros.index_put(tuple(lead + [_rt.from_numpy(np.asarray(i0, np.int64))]), grad * w0, True) \
+            .index_put(tuple(lead + [_rt.from_numpy(np.asarray(i1, np.int64))]), grad * w1, True)
+    return grad

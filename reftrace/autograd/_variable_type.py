@@ -16,6 +16,7 @@ a call torch's VariableType:
 import warnings
 import weakref
 
+from .grad_mode import STATE
 from .graph import AccumulateGrad, node_class, Node
 from ._derivatives import SavedVariable, TensorMeta, compiled, make_not_implemented
 
@@ -159,6 +160,7 @@ def record(op, args, precomputed=_NOT_RUN):
     node._slices = slices
     node._input_meta = metas
     outs = _outputs(op, result)
+    node._n_out = len(outs)
     if inplace:
         _set_inplace_history(args[0], node)
     else:
@@ -391,7 +393,6 @@ def accumulate_grad(var, grad):
             r = h(grad)
             if r is not None:
                 grad = r
-    from .grad_mode import STATE
     old = var._grad
     if old is None:
         if not STATE.enabled and grad.requires_grad:

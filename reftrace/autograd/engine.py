@@ -160,9 +160,13 @@ def _needed_nodes(input_edges, parents, accumulate, inputs):
 
 
 def _num_outputs(node, buf):
-    n = getattr(node, "_n_out", 1)
+    """How many output gradients the node gets: its outputs (the ones no gradient reached are
+    None), or more if a caller's buffer says so."""
+    n = node._n_out
     if buf:
-        n = max(n, max(buf) + 1)
+        top = max(buf) + 1
+        if top > n:
+            return top
     return n
 
 
@@ -233,14 +237,18 @@ def validate_outputs(node, outs):
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "
                     f"[{', '.join(map(str, g.shape_tuple))}] but expected shape compatible with "
                     f"[{', '.join(map(str, shape))}]")
-            from ._functions_manual import sum_to
-            g = sum_to(g, shape)
+            g = _sum_to(g, shape)
         if g.dtype != dtype:
             g = g.to(dtype)
         if g.device != device:
             g = g.to(device)
         outs[i] = g
     return outs
+
+
+def _sum_to(g, shape):
+    from ._functions_manual import sum_to  # (FunctionsManual imports reftrace: loaded late)
+    return sum_to(g, shape)
 
 
 def _expandable_to(shape, desired):

@@ -48,11 +48,12 @@ class _Hooks(dict):
 
 class Node:
     """A backward function: ``apply(grads)`` maps output gradients to input gradients."""
-    __slots__ = ("_next", "_seq", "_pre_hooks", "_tensor_pre_hooks", "_retains_grad_hooks",
-                 "_post_hooks", "metadata", "__weakref__")
+    __slots__ = ("_next", "_seq", "_n_out", "_pre_hooks", "_tensor_pre_hooks",
+                 "_retains_grad_hooks", "_post_hooks", "metadata", "__weakref__")
 
     def __init__(self, next_edges=()):
         self._next = tuple(next_edges)
+        self._n_out = 1  # how many outputs (gradients the node receives)
         self._seq = next(_SEQ)
         self._pre_hooks = None          # register_prehook: fn(grad_outputs)
         self._tensor_pre_hooks = None   # Tensor.register_hook on a non-leaf: {output_nr: _Hooks}

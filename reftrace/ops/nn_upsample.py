@@ -14,7 +14,7 @@ is ``(in - 1) / (out - 1)``).
 import numpy as np
 
 from .._tensor import _fresh, xp_of
-from ._registry import op
+from ._registry import composite, derivatives, op
 
 
 def _output_size(x, output_size, scale_factors, dims):
@@ -83,10 +83,20 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
     return _nearest(input, *_output_size(input, output_size, scale_factors, 1))
 
 
+@composite(upsample_nearest1d_vec)
+def _upsample_nearest1d_vec_composite(input, output_size, scale_factors):
+    size, scales = _output_size(input, output_size, scale_factors, 1)
+    return upsample_nearest1d(input, size, *scales)
+
+
 @op("upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor",
     variants=())
 def upsample_nearest1d(self, output_size, scales):
     return _nearest(self, output_size, [scales])
+
+
+derivatives(upsample_nearest1d, {
+    "self": "upsample_backward(grad, self, output_size, [scales], 'nearest', False)"})
 
 
 @op("upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) "
@@ -95,10 +105,20 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
     return _nearest(input, *_output_size(input, output_size, scale_factors, 2))
 
 
+@composite(upsample_nearest2d_vec)
+def _upsample_nearest2d_vec_composite(input, output_size, scale_factors):
+    size, scales = _output_size(input, output_size, scale_factors, 2)
+    return upsample_nearest2d(input, size, *scales)
+
+
 @op("upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, "
     "float? scales_w=None) -> Tensor", variants=())
 def upsample_nearest2d(self, output_size, scales_h, scales_w):
     return _nearest(self, output_size, [scales_h, scales_w])
+
+
+derivatives(upsample_nearest2d, {
+    "self": "upsample_backward(grad, self, output_size, [scales_h, scales_w], 'nearest', False)"})
 
 
 def _linear_weights(in_size, out_size, align_corners, scale, ftype):
@@ -143,7 +163,18 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
     return _bilinear(input, size, align_corners, scales)
 
 
+@composite(upsample_bilinear2d_vec)
+def _upsample_bilinear2d_vec_composite(input, output_size, align_corners, scale_factors):
+    size, scales = _output_size(input, output_size, scale_factors, 2)
+    return upsample_bilinear2d(input, size, align_corners, *scales)
+
+
 @op("upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, "
     "float? scales_h=None, float? scales_w=None) -> Tensor", variants=())
 def upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w):
     return _bilinear(self, output_size, align_corners, [scales_h, scales_w])
+
+
+derivatives(upsample_bilinear2d, {
+    "self": "upsample_backward(grad, self, output_size, [scales_h, scales_w], 'bilinear', "
+            "align_corners)"})
