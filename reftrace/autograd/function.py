@@ -438,6 +438,7 @@ class DelayedError:
     def __call__(self, *inputs):
         from ._variable_type import _set_history, gradient_edge
         node = Error(self.msg, [gradient_edge(t) for t in inputs])
+        node._n_out = len(inputs)
         outputs = []
         for i, t in enumerate(inputs):
             if t is None:
