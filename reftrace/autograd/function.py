@@ -33,10 +33,12 @@ import inspect
 import itertools
 from collections import OrderedDict
 
-from .. import _tensor  # (a module: reftrace._tensor imports this package while it loads)
+from .. import _dispatch, _tensor  # (modules: they import this package while they load)
 from ..utils import hooks
 from .._frames import python_level
 from .grad_mode import STATE as GRAD, no_grad
+from ._derivatives import SavedVariable
+from . import _variable_type as _vt  # the engine's history setters (gradient_edge ...)
 from .graph import Node
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "once_differentiable"]
@@ -263,18 +265,16 @@ class InplaceFunction(Function):
 # -- THPFunction_apply --------------------------------------------------------------------------
 
 def _function_apply(cls, args, kwargs):
-    from .._dispatch import STATE
     ctx = cls._backward_cls()
     tensor_args = [a for a in args if isinstance(a, _tensor.Tensor)]
     ctx.needs_input_grad = tuple(isinstance(a, _tensor.Tensor) and a.requires_grad for a in args)
     ctx._is_tensor_input = tuple(isinstance(a, _tensor.Tensor) for a in args)
     is_executable = GRAD.enabled and any(t.requires_grad for t in tensor_args)
     if is_executable:
-        from ._variable_type import gradient_edge
-        ctx._next = tuple(gradient_edge(t) for t in tensor_args)
+        ctx._next = tuple(_vt.gradient_edge(t) for t in tensor_args)
         ctx._input_meta = [_meta(t) for t in tensor_args]
 
-    tracer = STATE.tracer
+    tracer = _dispatch.STATE.tracer
     node = None
     if tracer is not None:
         from ..jit._python_op import pre_record
@@ -374,8 +374,7 @@ def _set_history(ctx, var, output_nr, num_outputs, is_input, is_modified, is_dif
 
 
 def _set_gradient_edge(var, ctx, output_nr):
-    from ._variable_type import _set_history
-    _set_history(var, ctx, output_nr)
+    _vt._set_history(var, ctx, output_nr)
     if var._base is not None:
         # a view forward made (or the view_as of a returned input): its grad_fn is this node,
         # not one regenerated from its base, and modifying it in place is refused (torch's
@@ -386,11 +385,10 @@ def _set_gradient_edge(var, ctx, output_nr):
 def _rebase_history(var, ctx, output_nr):
     """A tensor forward modified in place now has this node as its history (through its
     base's CopySlices when it is a view, as an in-place op on a view does)."""
-    from ._variable_type import _set_history, _set_inplace_history
     if var._base is not None:
-        _set_inplace_history(var, ctx)
+        _vt._set_inplace_history(var, ctx)
     else:
-        _set_history(var, ctx, output_nr)
+        _vt._set_history(var, ctx, output_nr)
 
 
 def _check_saved(to_save):
@@ -403,7 +401,6 @@ def _check_saved(to_save):
 def _save_variables(ctx):
     """The tensors of save_for_backward, with their versions; an output of this very call is
     saved as one (an in-place change to it later names this node in the error)."""
-    from ._derivatives import SavedVariable
     to_save = ctx.to_save
     if to_save is None:
         return
@@ -436,8 +433,7 @@ class DelayedError:
         self.num_inputs = num_inputs
 
     def __call__(self, *inputs):
-        from ._variable_type import _set_history, gradient_edge
-        node = Error(self.msg, [gradient_edge(t) for t in inputs])
+        node = Error(self.msg, [_vt.gradient_edge(t) for t in inputs])
         node._n_out = len(inputs)
         outputs = []
         for i, t in enumerate(inputs):
@@ -445,7 +441,7 @@ class DelayedError:
                 outputs.append(None)
                 continue
             out = t.detach()
-            _set_history(out, node, i)
+            _vt._set_history(out, node, i)
             out._view_meta = True  # its grad_fn is this node (torch: tensor_data(), not a view)
             outputs.append(out)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
