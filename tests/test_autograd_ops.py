@@ -50,8 +50,6 @@ KNOWN_GAPS = {
     "norm": "torch's gradient of a zero-norm input is a ZeroTensor torch cannot export",
     "diag": "reftrace's diag is one op; torch's is diag_embed/diagonal (DiagEmbedBackward0)",
     "as_strided": "as_strided of overlapping views: torch's as_strided_backward is not ported",
-    "nn.functional.conv1d": "no double backward through convolution_backward yet",
-    "nn.functional.conv2d": "no double backward through convolution_backward yet",
     "nn.functional.pad": "circular padding has no derivative yet",
     "nn.functional.interpolate": "interpolate's area mode on 3-d input is not implemented",
     "nn.functional.bilinear": "torch decomposes bilinear into _trilinear; not ported",

@@ -847,3 +847,33 @@ def upsample_backward(grad, self, output_size, scales, mode, align_corners):
         grad = zeros.index_put(tuple(lead + [_rt.from_numpy(np.asarray(i0, np.int64))]), grad * w0, True) \
             .index_put(tuple(lead + [_rt.from_numpy(np.asarray(i1, np.int64))]), grad * w1, True)
     return grad
+
+
+def convolution_backward_backward(grads, grad_output, input, weight, stride, padding, dilation,
+                                  transposed, output_padding, groups, grad_input_mask):
+    """The gradients of convolution_backward's three outputs with respect to its inputs
+    (torch's _convolution_double_backward), from the bilinearity of a convolution:
+    grad_input is linear in (grad_output, weight), grad_weight in (grad_output, input),
+    grad_bias in grad_output."""
+    ggI, ggW, ggb = (list(grads) + [None, None, None])[:3]
+    conv = _rt.ops.get_packet("convolution")
+    conv_bw = _rt.ops.get_packet("convolution_backward")
+    args = (stride, padding, dilation, transposed, output_padding, groups)
+    g_out = g_in = g_w = None
+
+    def add(a, b):
+        return b if a is None else a + b
+    if ggI is not None:
+        if grad_input_mask[0]:
+            g_out = add(g_out, conv(ggI, weight, None, *args))
+        if grad_input_mask[2]:
+            g_w = add(g_w, conv_bw(grad_output, ggI, weight, None, *args, [False, True, False])[1])
+    if ggW is not None:
+        if grad_input_mask[0]:
+            g_out = add(g_out, conv(input, ggW, None, *args))
+        if grad_input_mask[1]:
+            g_in = add(g_in, conv_bw(grad_output, input, ggW, None, *args, [True, False, False])[0])
+    if ggb is not None and grad_input_mask[0]:
+        shape = [1, -1] + [1] * (grad_output.dim() - 2)
+        g_out = add(g_out, ggb.view(shape).expand(list(grad_output.shape_tuple)))
+    return g_out, g_in, g_w

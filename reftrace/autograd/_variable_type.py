@@ -246,10 +246,9 @@ def _refresh_view_grad_fn(t):
     """A view whose base's history changed since: its grad_fn is AsStridedBackward0 of the base
     (torch regenerates it lazily the same way, VariableHooks::grad_fn)."""
     meta = t._view_meta
-    if meta is True or meta == "custom_function":  # (a custom Function's view output: its node)
-        base = t._base
-        # the view was made by a differentiable op: its own node stays valid until the base is
-        # modified in place through another view
+    if type(meta) is not tuple:
+        # a view made by a differentiable op (or under no_grad, or by a custom Function): its
+        # own node is its history
         return t._grad_fn
     base, base_fn, view_fn = meta
     if base._grad_fn is base_fn and view_fn is not None:

@@ -193,12 +193,9 @@ def _call_node(node, grads, needed, keep_graph):
             r = h(tuple(grads))
             if r is not None:
                 grads = list(r)
-    mask = None
-    if needed is not None:
-        mask = [child is not None and child in needed or (child is not None and _is_capture(child))
-                for child, _ in node._next]
-        mask = None  # a node on a needed path computes every input it has: cheap and simple
-    outs = node.apply(grads, mask)
+    # a node on a needed path computes the gradients of all its inputs (torch skips the ones
+    # no input of autograd.grad needs; the values are the same)
+    outs = node.apply(grads, None)
     if not keep_graph:
         node.release()
     outs = validate_outputs(node, outs)
@@ -208,10 +205,6 @@ def _call_node(node, grads, needed, keep_graph):
             if r is not None:
                 outs = list(r)
     return outs
-
-
-def _is_capture(node):
-    return False
 
 
 def validate_outputs(node, outs):

@@ -365,3 +365,9 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
 derivatives(_adaptive_avg_pool2d_backward, {
     "grad_output": "adaptive_avg_pool2d(grad, [grad_output.shape[-2], grad_output.shape[-1]])",
     "self": "zeros_like(self)"})
+
+
+derivatives(convolution_backward, {
+    "grad_output, input, weight": "convolution_backward_backward(grads, grad_output, input, weight, "
+                                  "stride, padding, dilation, transposed, output_padding, groups, "
+                                  "grad_input_mask)"})

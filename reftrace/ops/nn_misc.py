@@ -52,18 +52,17 @@ def _scaled_mask(x, p, feature):
     return _fresh(keep.astype(x.dtype.np) / x.dtype.np.type(1 - p), x.dtype, x.device)
 
 
-def zeros_like_(x):
-    return _fresh(xp_of(x).zeros((), dtype=x.dtype.np), x.dtype, x.device)
+def _dropout_composite(x, p, train, feature, inplace):
+    """Dropout.cpp _dropout_impl as autograd records it: x * (mask / (1 - p)) (MulBackward0),
+    x.mul_(...) in place; p == 1 multiplies by a zero."""
+    if p == 0 or not train or x.numel() == 0:
+        return x
+    factor = _fresh(xp_of(x).zeros((), dtype=x.dtype.np), x.dtype, x.device) if p == 1 \
+        else _scaled_mask(x, p, feature)
+    return x.mul_(factor) if inplace else x * factor
 
 
-@composite(dropout)
-def _dropout_composite(input, p, train):
-    # Dropout.cpp _dropout_impl: input * (bernoulli mask / (1 - p)) -> MulBackward0
-    if p == 0 or not train or input.numel() == 0:
-        return input
-    if p == 1:
-        return input * zeros_like_(input)
-    return input * _scaled_mask(input, p, False)
+composite(dropout)(lambda input, p, train: _dropout_composite(input, p, train, False, False))
 
 
 @op("feature_dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
@@ -71,13 +70,7 @@ def feature_dropout(input, p, train):
     return _dropout(input, p, train, True, False)
 
 
-@composite(feature_dropout)
-def _feature_dropout_composite(input, p, train):
-    if p == 0 or not train or input.numel() == 0:
-        return input
-    if p == 1:
-        return input * zeros_like_(input)
-    return input * _scaled_mask(input, p, True)
+composite(feature_dropout)(lambda input, p, train: _dropout_composite(input, p, train, True, False))
 
 
 @op("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
@@ -85,12 +78,7 @@ def dropout_(self, p, train):
     return _dropout(self, p, train, False, True)
 
 
-@composite(dropout_)
-def _dropout__composite(self, p, train):
-    # Dropout.cpp _dropout_impl<inplace>: self.mul_(mask) (MulBackward0)
-    if p == 0 or not train or self.numel() == 0:
-        return self
-    return self.mul_(zeros_like_(self) if p == 1 else _scaled_mask(self, p, False))
+composite(dropout_)(lambda self, p, train: _dropout_composite(self, p, train, False, True))
 
 
 @op("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", nondeterministic=True)
@@ -98,11 +86,7 @@ def feature_dropout_(self, p, train):
     return _dropout(self, p, train, True, True)
 
 
-@composite(feature_dropout_)
-def _feature_dropout__composite(self, p, train):
-    if p == 0 or not train or self.numel() == 0:
-        return self
-    return self.mul_(zeros_like_(self) if p == 1 else _scaled_mask(self, p, True))
+composite(feature_dropout_)(lambda self, p, train: _dropout_composite(self, p, train, True, True))
 
 
 # -- embedding, one_hot ----------------------------------------------------------------------------
