@@ -11,8 +11,10 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
 from .variable import Variable
 from . import graph
 from .engine import run_backward
+from . import function
+from .function import Function
 
-__all__ = ["Variable", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+__all__ = ["Function", "Variable", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "backward", "grad", "graph",
            "gradcheck", "gradgradcheck"]
 

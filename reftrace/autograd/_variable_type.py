@@ -77,6 +77,14 @@ def check_inplace(t):
             "can clarify your code by moving both the view and the inplace either both inside the "
             "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
             "want the inplace to be tracked).")
+    if t._view_meta == "custom_function":
+        raise RuntimeError(
+            f"Output {t._output_nr} of {_short_name(t._grad_fn)} is a view and is being modified "
+            "inplace. This view was created inside a custom Function (or because an input was "
+            "returned as-is) and the autograd logic to handle view+inplace would override the "
+            "custom backward associated with the custom Function, leading to incorrect gradients. "
+            "This behavior is forbidden. You can fix this by cloning the output of the custom "
+            "Function.")
     base = t._base
     if base is not None and t._view_meta is not False:
         if base.requires_grad and base._grad_fn is None:
@@ -84,6 +92,12 @@ def check_inplace(t):
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.")
     elif t.requires_grad and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _short_name(node):
+    """A node's name as torch's view errors print it: ``Id`` for ``IdBackward``."""
+    import re
+    return re.sub(r"Backward\d*$", "", node.name())
 
 
 _NOT_RUN = object()
@@ -233,7 +247,8 @@ def _refresh_view_grad_fn(t):
     (torch regenerates it lazily the same way, VariableHooks::grad_fn)."""
     meta = t._view_meta
     if type(meta) is not tuple:
-        # a view made by a differentiable op (or under no_grad): its own node is its history
+        # a view made by a differentiable op (or under no_grad, or by a custom Function): its
+        # own node is its history
         return t._grad_fn
     base, base_fn, view_fn = meta
     if base._grad_fn is base_fn and view_fn is not None:

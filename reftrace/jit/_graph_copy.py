@@ -17,8 +17,7 @@ def copy_metadata(dst, src):
 def create_clone(graph, node, value_map, copy_subgraph=None):
     """Graph::createClone: a copy of ``node`` for ``graph`` (not inserted), inputs via value_map.
     ``copy_subgraph`` replaces the deep copy of a Subgraph attribute (see lambda lifting)."""
-    from .ir import Node
-    new = Node(graph, node.kind_, node.op)
+    new = node.empty_clone(graph)
     for o in node.outputs_:
         copy_metadata(new.add_output(o.type_), o)
     if node.attrs:

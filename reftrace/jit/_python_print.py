@@ -501,6 +501,10 @@ class PythonPrinter:
         args = "".join(self.use_of(v) + ", " for v in node.inputs_[1:])
         return f"{self.use_of(node.inputs_[0])}({args})"
 
+    def _python_op(self, node):
+        """``^MyFn(3.5, None)(x)``: the class name, the scalars, the tensor arguments."""
+        return f"^{node.name()}{node.scalars_text()}({self._value_list(node.inputs_)})"
+
     def _getitem(self, node):
         """printValueIndex: ``d["a"]``, or ``(expr)[i]`` when the container is an expression."""
         container = self.use_of(node.inputs_[0])
@@ -551,6 +555,7 @@ _RHS = {
     "prim::GetAttr": PythonPrinter._get_attr,
     "prim::CallMethod": PythonPrinter._call_method,
     "prim::CallFunction": PythonPrinter._call_function,
+    "prim::PythonOp": PythonPrinter._python_op,
 }
 
 

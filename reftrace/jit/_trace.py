@@ -344,9 +344,10 @@ def _get_trace_graph(f, args=(), kwargs=None, strict=True, _force_outplace=False
 
     def wrapper(*all_args):
         in_args = list(all_args[:len(in_vars)])
-        for a in in_args:
-            if not isinstance(a, Tensor):
-                raise RuntimeError("Expected Tensor argument")
+        # (no loop variable here: this frame is where names are looked up, frames_up=1, and a
+        # local bound to an input would name it)
+        if not all(isinstance(a, Tensor) for a in in_args):
+            raise RuntimeError("Expected Tensor argument")
         trace_inputs = unflatten(in_args, in_desc)
         if return_inputs:
             ret_inputs.append(tuple(a.clone() for a in all_args))

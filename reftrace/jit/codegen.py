@@ -37,6 +37,7 @@ import weakref
 from .._dispatch import run_kernel
 from .._tensor import Tensor, scalar_to_tensor
 from ..autograd.grad_mode import STATE as GRAD
+from ._python_op import run_python_op
 from .interpreter import InterpreterError, _argument_converter, check_input
 
 
@@ -148,7 +149,7 @@ def cannot_run(kind):
 
 
 _HELPERS = {f.__name__: f for f in (list_unpack, getitem, num_to_tensor, call_method,
-                                     call_function, cannot_run)}
+                                     call_function, cannot_run, run_python_op)}
 # builtins the generated lines call: a value named `int` must not shadow them
 _BUILTINS_USED = ("int", "float", "getattr")
 # schema argument types whose constant values are converted once, here (the converted values are
@@ -284,6 +285,8 @@ def _expression(n, args, op_names, global_for):
         return f"call_function({', '.join([repr(name)] + args)})"
     if kind == "aten::__getitem__":
         return f"getitem({args[0]}, {args[1]})"
+    if kind == "prim::PythonOp":  # the node itself is a global: it holds the Function and scalars
+        return f"run_python_op({global_for(n, 'python_op')}, ({''.join(a + ', ' for a in args)}))"
     if kind == "prim::NumToTensor":
         return f"num_to_tensor({args[0]})"
     if kind == "aten::size":

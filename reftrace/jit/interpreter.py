@@ -12,6 +12,7 @@ from .._device import LAYOUTS, MEMORY_FORMATS, device as Device
 from .._dispatch import run_kernel
 from .._tensor import Tensor, scalar_to_tensor
 from . import _types as T
+from ._python_op import run_python_op
 
 
 _UNPACKS = ("prim::ListUnpack", "prim::TupleUnpack")
@@ -127,6 +128,9 @@ class Interpreter:
 
     def prim_CallFunction(self, node, args):
         return run_graph(args[0], args[1:])
+
+    def prim_PythonOp(self, node, args):
+        return run_python_op(node, args)
 
     def prim_ListConstruct(self, node, args):
         return args

@@ -115,6 +115,9 @@ class Node:
     def t(self, name):
         return self._attr(name, "t")
 
+    def g(self, name):
+        return self._attr(name, "g")
+
     def ival(self, name):
         return self._attr(name, "ival")
 
@@ -132,6 +135,11 @@ class Node:
 
     def scopeName(self):
         return str(self.scope or "")
+
+    def empty_clone(self, graph):
+        """A node of the same kind and class for ``graph``, with no inputs or outputs yet
+        (subclasses carrying more, like prim::PythonOp's, copy it)."""
+        return Node(graph, self.kind_, self.op)
 
     def add_output(self, type_):
         v = Value(self, len(self.outputs_), self.graph._next_unique(), type_)
@@ -415,9 +423,13 @@ def format_node(node, print_source_locations=True, indent="  ", type_str=str):
     if node.outputs_:
         parts.append(", ".join(f"%{o.debugName()} : {type_str(o.type_)}" for o in node.outputs_))
         parts.append(" = ")
-    parts.append(node.kind_)
+    python_op = node.kind_ == "prim::PythonOp" and hasattr(node, "scalars_text")
+    # a PythonOp prints as ^Name[attributes](scalars)(inputs)
+    parts.append("^" + node.name() if python_op else node.kind_)
     if node.attrs:
         parts.append("[" + ", ".join(f"{k}={_format_attr(kind, v)}" for k, (kind, v) in node.attrs.items()) + "]")
+    if python_op:
+        parts.append(node.scalars_text())
     parts.append("(" + ", ".join("%" + i.debugName() for i in node.inputs_) + ")")
     if node.scope:
         parts.append(", scope: " + str(node.scope))

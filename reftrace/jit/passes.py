@@ -62,6 +62,9 @@ def dead_code_elimination(graph):
     # in the wildcard set: a write to data they share is never dead (defect D17)
     live_roots |= {root.get(o, o) for n in graph if n.kind_ == "prim::ListUnpack" and n.inputs_
                    and _is_view(n.inputs_[0].node_) for o in n.outputs_}
+    # torch's alias analysis treats a prim::PythonOp conservatively (its inputs and outputs may
+    # alias anything): a later write into one of its inputs stays, as torch keeps it
+    live_roots |= {root.get(i, i) for n in graph if n.kind_ == "prim::PythonOp" for i in n.inputs_}
     node = graph.ret.prev
     while node is not graph.param:
         prev = node.prev

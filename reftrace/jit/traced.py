@@ -17,7 +17,9 @@ class TracedFunction:
 
     @property
     def inlined_graph(self):
-        return self.graph
+        # a copy (renumbered, as Graph::copy does) with calls inlined, as torch makes it
+        from .inliner import inlined_copy
+        return inlined_copy(self.graph)
 
     def graph_for(self, *args, **kwargs):
         return self.graph

@@ -435,10 +435,24 @@ def _invalid_arguments(name, overloads, args, kwargs):
     return f"{short}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}"
 
 
+# gen_variable_type.py's DONT_REQUIRE_DERIVATIVE: ops whose results never require grad (they
+# depend on the input's shape and device only, or are integral/boolean)
+DONT_REQUIRE_DERIVATIVE = frozenset({
+    "empty_like", "ones_like", "full_like", "zeros_like", "rand_like", "randn_like", "new_empty",
+    "new_empty_strided", "new_full", "new_zeros", "new_ones", "__and__", "__iand__",
+    "__ilshift__", "__ior__", "__irshift__", "__ixor__", "__lshift__", "__or__", "__rshift__",
+    "__xor__", "argmax", "argmin", "argsort", "searchsorted", "bucketize", "isnan", "isposinf",
+    "isneginf", "isinf", "signbit", "isin", "allclose", "logical_and", "logical_xor",
+    "logical_not", "logical_or"})
+
+
 def op(schema_text, *, variants=("function",), nondeterministic=False, differentiable=True):
     """Register a kernel under its ATen schema. ``variants`` as in native_functions.yaml;
-    ``differentiable=False`` for ops whose results never require grad (detach, argmax ...)."""
+    ``differentiable=False`` for ops whose results never require grad (detach, argmax ...);
+    the ops of DONT_REQUIRE_DERIVATIVE are never differentiable."""
     schema = parse_schema(schema_text)
+    if schema.name.split("::")[-1] in DONT_REQUIRE_DERIVATIVE:
+        differentiable = False
 
     def register(kernel):
         ov = OpOverload(schema, kernel, nondeterministic, tuple(variants), differentiable)

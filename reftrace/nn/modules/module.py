@@ -16,22 +16,29 @@ The tracer (reftrace/jit) reads the same internal names torch's does: ``_paramet
 ``_forward_hooks``, ``_backward_hooks``, ``training``; and calls ``_slow_forward`` while tracing.
 state_dict / load_state_dict live in _state_dict.py (a mixin), to keep this file readable.
 
+Backward hooks run as torch runs them: full hooks (``register_full_backward_hook`` /
+``register_full_backward_pre_hook``) through a ``BackwardHook`` (reftrace/utils/hooks.py) wrapping
+the module's tensor inputs and outputs; the deprecated non-full ones on the output's grad_fn. The
+tracer refuses a module with backward hooks, as torch does.
+
 Not modelled: the state-dict ``_metadata``/``_version`` (reftrace's state dicts are plain
-OrderedDicts), autograd-side backward hooks (they are stored, and the tracer refuses them as
-torch does, but nothing runs them: reftrace has no backward), compile, lazy modules.
+OrderedDicts), compile, lazy modules.
 """
+import functools
 import warnings
+import weakref
 from collections import OrderedDict
 
 from ..._dispatch import STATE
 from ..._tensor import Tensor
 from ...autograd import no_grad
-from ...utils.hooks import RemovableHandle
+from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
 from ._state_dict import _IncompatibleKeys, _StateDictMixin  # noqa: F401  (torch defines _IncompatibleKeys here)
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_backward_hook", "register_module_full_backward_hook"]
+           "register_module_backward_hook", "register_module_full_backward_pre_hook",
+           "register_module_full_backward_hook"]
 
 
 def _addindent(s_, numSpaces):
@@ -62,7 +69,29 @@ def _set_data(t, new):
         t._stride, t._base = new._stride, new._base
 
 
+class _WrappedHook:
+    """A hook called with its module first (held weakly): how non-full backward hooks are put
+    on a grad_fn."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.with_module = False
+        if module is not None:
+            self.module = weakref.ref(module)
+            self.with_module = True
+
+    def __call__(self, *args, **kwargs):
+        if self.with_module:
+            module = self.module()
+            if module is None:
+                raise RuntimeError("You are trying to call the hook of a dead Module!")
+            return self.hook(module, *args, **kwargs)
+        return self.hook(*args, **kwargs)
+
+
 # -- global hooks: run for every module (debugging/profiling), before the module's own ----------
+_global_backward_pre_hooks = OrderedDict()
 _global_backward_hooks = OrderedDict()
 _global_is_full_backward_hook = None
 _global_forward_pre_hooks = OrderedDict()
@@ -95,6 +124,12 @@ def _register_global_backward_hook(hook, full):
     _global_is_full_backward_hook = full
     handle = RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook):
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
     return handle
 
 
@@ -378,13 +413,19 @@ class Module(_StateDictMixin):
         forward_call = self._slow_forward if STATE.tracer is not None else self.forward
         # the common case: no hooks anywhere, nothing but forward
         if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
-                or self._forward_pre_hooks or _global_backward_hooks or _global_forward_hooks
-                or _global_forward_pre_hooks):
+                or self._forward_pre_hooks or _global_backward_pre_hooks or _global_backward_hooks
+                or _global_forward_hooks or _global_forward_pre_hooks):
             return forward_call(*args, **kwargs)
 
         result = None
         called_always_called_hooks = set()
         try:
+            full_backward_hooks, non_full_backward_hooks = [], []
+            backward_pre_hooks = []
+            if self._backward_pre_hooks or _global_backward_pre_hooks:
+                backward_pre_hooks = self._get_backward_pre_hooks()
+            if self._backward_hooks or _global_backward_hooks:
+                full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
             for hook_id, hook in (*_global_forward_pre_hooks.items(),
                                   *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -399,8 +440,10 @@ class Module(_StateDictMixin):
                     args_result = hook(self, args)
                     if args_result is not None:
                         args = args_result if isinstance(args_result, tuple) else (args_result,)
-            # (torch wraps args and result in a BackwardHook here when full backward hooks are
-            # set; without autograd there is nothing for it to do)
+            bw_hook = None
+            if full_backward_hooks or backward_pre_hooks:
+                bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
+                args = bw_hook.setup_input_hook(args)
             result = forward_call(*args, **kwargs)
             for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called or \
@@ -413,11 +456,92 @@ class Module(_StateDictMixin):
                     hook_result = hook(self, args, result)
                 if hook_result is not None:
                     result = hook_result
+            if bw_hook:
+                if not isinstance(result, (Tensor, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  f"Tensor or a tuple of Tensors but received {type(result)}",
+                                  stacklevel=2)
+                result = bw_hook.setup_output_hook(result)
+            if non_full_backward_hooks:
+                var = result
+                while not isinstance(var, Tensor):
+                    if isinstance(var, dict):
+                        var = next(v for v in var.values() if isinstance(v, Tensor))
+                    else:
+                        var = var[0]
+                grad_fn = var.grad_fn
+                if grad_fn is not None:
+                    for hook in non_full_backward_hooks:
+                        grad_fn.register_hook(_WrappedHook(hook, self))
+                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
             return result
         except Exception:
             # forward hooks registered with always_call=True run even when forward raised
             self._run_always_called_hooks(args, kwargs, result, called_always_called_hooks)
             raise
+
+    def _get_backward_hooks(self):
+        """(full, non-full) backward hooks: the global ones first, then the module's."""
+        full_backward_hooks = []
+        if _global_is_full_backward_hook is True:
+            full_backward_hooks += _global_backward_hooks.values()
+        if self._is_full_backward_hook is True:
+            full_backward_hooks += self._backward_hooks.values()
+        non_full_backward_hooks = []
+        if _global_is_full_backward_hook is False:
+            non_full_backward_hooks += _global_backward_hooks.values()
+        if self._is_full_backward_hook is False:
+            non_full_backward_hooks += self._backward_hooks.values()
+        return full_backward_hooks, non_full_backward_hooks
+
+    def _get_backward_pre_hooks(self):
+        return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+
+    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
+        """A non-full hook sees only the last node's gradients: say so where that is wrong."""
+        if not isinstance(result, Tensor):
+            if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+                warnings.warn(
+                    "Using non-full backward hooks on a Module that does not return a single "
+                    "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                    "versions. This hook will be missing some of the grad_output. Please use "
+                    "register_full_backward_hook to get the documented behavior.",
+                    FutureWarning, stacklevel=2)
+                return
+        else:
+            result = (result,)
+        if not isinstance(inputs, Tensor):
+            if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+                warnings.warn(
+                    "Using non-full backward hooks on a Module that does not take as input a "
+                    "single Tensor or a tuple of Tensors is deprecated and will be removed in "
+                    "future versions. This hook will be missing some of the grad_input. Please "
+                    "use register_full_backward_hook to get the documented behavior.",
+                    FutureWarning, stacklevel=2)
+                return
+        else:
+            inputs = (inputs,)
+        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+        if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+            warnings.warn(
+                "Using a non-full backward hook when outputs are nested in python data structure "
+                "is deprecated and will be removed in future versions. This hook will be missing "
+                "some grad_output.", FutureWarning, stacklevel=2)
+        elif len(out_grad_fn) > 1:
+            warnings.warn(
+                "Using a non-full backward hook when outputs are generated by different autograd "
+                "Nodes is deprecated and will be removed in future versions. This hook will be "
+                "missing some grad_output. Please use register_full_backward_hook to get the "
+                "documented behavior.", FutureWarning, stacklevel=2)
+        else:
+            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
+            next_functions = {n[0] for n in grad_fn.next_functions}
+            if inputs_grad_fn != next_functions:
+                warnings.warn(
+                    "Using a non-full backward hook when the forward contains multiple autograd "
+                    "Nodes is deprecated and will be removed in future versions. This hook will be "
+                    "missing some grad_input. Please use register_full_backward_hook to get the "
+                    "documented behavior.", FutureWarning, stacklevel=2)
 
     def _run_always_called_hooks(self, args, kwargs, result, already_called):
         for is_global, hooks in ((True, _global_forward_hooks), (False, self._forward_hooks)):
