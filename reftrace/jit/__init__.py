@@ -5,5 +5,7 @@ from ._module_trace import trace_module, TracedModule, TopLevelTracedModule
 from .tracer import TracerWarning
 from ._check import TracingCheckError
 from .ir import Graph, Node, Value
+from ._load import load
+from ._script import RecursiveScriptModule
 
-__all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value"]
+__all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value", "load", "RecursiveScriptModule"]
