@@ -23,6 +23,7 @@ from . import _operators
 from ._install import install as _install_ops
 from .random import *  # noqa: F401,F403  manual_seed, get_rng_state, ..., rand, randn, ...
 from . import nn  # torch.nn: `import reftrace as torch; torch.nn.functional.relu(x)`
+from .serialization import save, load  # torch.save / torch.load (zip format, weights only)
 
 __version__ = "0.1.0"
 

@@ -315,8 +315,8 @@ class Tensor:
         setitem(self, index, value)
 
     def __reduce_ex__(self, proto):
-        raise TypeError("reftrace tensors are not picklable: reftrace never uses pickle "
-                        "(save traces with reftrace.jit.save)")
+        raise TypeError("reftrace tensors are not picklable with Python's pickle: save tensors "
+                        "with reftrace.save (torch.save's format), traces with reftrace.jit.save")
 
 
 def _wrap_dim(dim, ndim):
