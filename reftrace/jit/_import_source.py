@@ -199,9 +199,12 @@ class SourceImporter:
                 ty.attributes[stmt.target.id] = self.parse_type(stmt.annotation)
             elif isinstance(stmt, ast.FunctionDef):
                 info.methods[stmt.name] = stmt
+            elif _annotation_assign(stmt):
+                # `__annotations__["0"] = T`: an attribute whose name is no identifier
+                ty.attributes[stmt.targets[0].slice.value] = self.parse_type(stmt.value)
             elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                     isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == "__annotations__":
-                continue
+                continue  # `__annotations__ = []` starts those
             else:
                 raise ImportError_(f"{path} {_where(stmt)}: class {cdef.name}: {type(stmt).__name__} "
                                    "is not part of the class declarations traced modules save")
@@ -249,6 +252,14 @@ class SourceImporter:
         if name is not None and name.startswith("__torch__."):
             return self.class_type(name)
         raise ImportError_(f"unsupported type annotation {ast.unparse(expr)!r} ({_where(expr)})")
+
+
+def _annotation_assign(stmt):
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return False
+    t = stmt.targets[0]
+    return isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and \
+        t.value.id == "__annotations__" and isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str)
 
 
 def _is_import_stub(stmt):
@@ -545,6 +556,10 @@ class FunctionEmitter:
                 if i >= len(self.importer.constants):
                     self.fail(e, f"{name}: the archive has {len(self.importer.constants)} constant(s)")
                 c = self.importer.constants[i]
+                if getattr(c, "_array", None) is not None and c._array.ndim == 0 and c.device.type == "cpu":
+                    # torch's graph executor runs a 0-dim tensor constant as a wrapped number
+                    # (x_int * CONSTANTS.c0 with c0 = 2.5 is Float, as in the trace): LOAD-5
+                    c._wrapped = True
                 return self.constant(c, e)
             self.fail(e, f"unknown name {name!r}")
         obj = self.materialize(self.expr(e.value))
@@ -556,7 +571,10 @@ class FunctionEmitter:
             self.fail(where, f"{t} has no attribute {field!r}")
         node = self.append("prim::GetAttr", [obj])
         node.set_attr("name", "s", field)
-        return node.add_output(t.attributes[field])
+        out = node.add_output(t.attributes[field])
+        # Graph::createGetAttr names the output after the field (normalizeAttrName: "3" -> "_3")
+        self.graph.set_debug_name(out, "_" + field if field.isdigit() else field)
+        return out
 
     def expr_Subscript(self, e):
         container = self.materialize(self.expr(e.value))
