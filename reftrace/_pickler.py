@@ -19,8 +19,10 @@ class Pickler:
     persistent id tuple ``('storage', storage_name, key, location, numel)`` (storage_name such as
     ``'FloatStorage'``) and its storage offset in elements."""
 
-    def __init__(self, tensor_pid):
+    def __init__(self, tensor_pid, parameters_as_tensors=False):
         self.tensor_pid = tensor_pid
+        # TorchScript archives hold parameters as tensors that require grad
+        self.parameters_as_tensors = parameters_as_tensors
         self.out = bytearray()
         self.memo = {}       # id(obj) -> memo index (objects are kept alive by `kept`)
         self.kept = []
@@ -164,7 +166,7 @@ class Pickler:
     def _tensor(self, t, stack):
         from .nn.parameter import Parameter
         pid, offset = self.tensor_pid(t)
-        is_param = isinstance(t, Parameter)
+        is_param = isinstance(t, Parameter) and not self.parameters_as_tensors
         if is_param:
             self._global("torch._utils", "_rebuild_parameter")
             self.out += b"("

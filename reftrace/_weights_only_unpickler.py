@@ -180,6 +180,8 @@ class Unpickler:
             handler(self)
 
     def _global(self, module, name):
+        # protocol 2 names Python 3's builtins by their Python 2 module (_read_global_instruction)
+        module = {"__builtin__": "builtins", "copy_reg": "copyreg"}.get(module, module)
         full = f"{module}.{name}"
         if module == "torch" and name in STORAGE_DTYPES:
             return StorageType(name, STORAGE_DTYPES[name])
@@ -390,8 +392,13 @@ def _build(u):
         if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
             raise _error(f"{u.what}: the state of {inst.qualified_name} must be a dict of attributes")
         inst.state = dict(state)
-    elif type(inst) is OrderedDict and isinstance(state, dict) and not state:
-        pass  # OrderedDict's empty __dict__
+    elif type(inst) is OrderedDict and isinstance(state, dict):
+        # a state dict carries its version metadata as an attribute (Module.state_dict's
+        # `_metadata`); only that name is set, so no method of the dict can be shadowed
+        unknown = [k for k in state if k != "_metadata"]
+        if unknown:
+            raise _error(f"{u.what}: BUILD of OrderedDict with attribute {unknown[0]!r}")
+        inst.__dict__.update(state)
     else:
         raise _error(f"{u.what}: BUILD of {_describe(inst)} (only TorchScript objects have state)")
 

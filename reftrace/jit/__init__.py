@@ -5,7 +5,11 @@ from ._module_trace import trace_module, TracedModule, TopLevelTracedModule
 from .tracer import TracerWarning
 from ._check import TracingCheckError
 from .ir import Graph, Node, Value
-from ._load import load
-from ._script import RecursiveScriptModule
+from ._export_module import save
 
-__all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value", "load", "RecursiveScriptModule"]
+__all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value", "save"]
+
+# loading (ser-load): torch.jit.load, the loaded module class, torch._C.parse_ir
+from ._load import load  # noqa: E402
+from ._script import RecursiveScriptModule  # noqa: E402
+__all__ += ["load", "RecursiveScriptModule"]

@@ -146,6 +146,11 @@ class TracedModule(_module_base()):
         code, constants = _Method(self, "forward").code_with_constants
         return code, ConstMap(constants)
 
+    def save(self, f, _extra_files=None):
+        """ScriptModule.save: a TorchScript archive torch.jit.load reads (jit/_export_module.py)."""
+        from ._export_module import save
+        save(self, f, _extra_files)
+
     def _method_graph(self, name):
         try:
             return self._type.methods[name]

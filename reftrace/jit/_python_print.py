@@ -202,10 +202,13 @@ class PythonPrinter:
     """One printing session (torch's PythonPrint): a constant table shared by every function
     printed with it, and per-function name and expression tables."""
 
-    def __init__(self):
-        self.constants = []        # CONSTANTS.c<i> -> tensor (or non-ASCII string)
+    def __init__(self, constants=None):
+        # CONSTANTS.c<i> -> tensor (or non-ASCII string); an archive shares one table among
+        # the printers of all its files
+        self.constants = [] if constants is None else constants
         self.next_id = {}          # genName's suffix counters; torch keeps them across functions
         self.lines = []
+        self.deps = []             # called functions' types, in the order they are printed
 
     def text(self):
         return "".join(self.lines)
@@ -214,20 +217,32 @@ class PythonPrinter:
         return {f"c{i}": v for i, v in enumerate(self.constants)}
 
     # -- entry points --------------------------------------------------------------------------
-    def print_function(self, graph, name, is_method=False):
-        """printFunction / printMethod: the ``def`` line, then the body one level in."""
+    def print_function(self, graph, name, is_method=False, self_type=None, level=0):
+        """printFunction / printMethod: the ``def`` line, then the body one level in.
+
+        In an archive a method's ``self`` is annotated with its class (``self_type``), and a
+        traced function saved on its own becomes the method of a placeholder class: then
+        ``is_method`` is False and ``self_type`` names that class, whose ``self`` the graph
+        does not have."""
         self._begin(graph)
         params = []
-        for i, v in enumerate(graph.param.outputs_):
+        first = 0
+        if self_type is not None and not is_method:
+            params.append(f"{self._gen_name('self')}: {self_type}")
+            first = 1  # the placeholder's self is input 0: unnamed inputs count from 1
+        for i, v in enumerate(graph.param.outputs_, first):
             arg_name = self._gen_name(debug_name_base(v) if v.hasDebugName() else f"argument_{i}")
-            if i == 0 and is_method:
-                params.append(arg_name)  # self: its type is implied by the class
+            if i == first and is_method:
+                # self: in .code its type is implied by the class; archives annotate it
+                params.append(arg_name if self_type is None else f"{arg_name}: {self_type}")
             else:
                 params.append(f"{arg_name}: {annotation_str(T.erase_shape(v.type_))}")
             self.ident[v] = arg_name
         # a traced graph has one output (several are packed into a tuple)
         ret_type = annotation_str(T.erase_shape(graph.ret.inputs_[0].type_))
-        self.lines.append(f"def {name}(" + ",\n    ".join(params) + f") -> {ret_type}:\n")
+        self.level = level
+        self.lines.append("  " * level + f"def {name}(" + ",\n    ".join(params)
+                          + f") -> {ret_type}:\n")
         self._print_body(graph)
 
     # -- per-function state --------------------------------------------------------------------
@@ -417,6 +432,8 @@ class PythonPrinter:
     def _constant(self, node):
         out_type = node.outputs_[0].type_
         if type(out_type).__name__ == "FunctionType":  # the callee of a prim::CallFunction
+            if all(d is not out_type for d in self.deps):
+                self.deps.append(out_type)
             return _function_constant(node, out_type)
         kind, v = constant_value(node)
         if kind == "None":

@@ -39,6 +39,11 @@ class TracedFunction:
             run = compiled(self.graph, self.name)
         return run(*args)
 
+    def save(self, f, _extra_files=None):
+        """ScriptFunction.save: a TorchScript archive torch.jit.load reads (jit/_export_module.py)."""
+        from ._export_module import save
+        save(self, f, _extra_files)
+
     def run_interpreted(self, *args):
         """Run the graph through the interpreter, the readable reference __call__ agrees with."""
         return self._interpreter.run(*args)
