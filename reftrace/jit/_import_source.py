@@ -69,6 +69,9 @@ _BUILTINS = {
     "bool": [("aten::Bool", (T.TENSOR,), T.BoolType)],
 }
 
+# calls with their own syntax (emitApplySpecialForm): FunctionEmitter.call_<name>
+_SPECIAL_FORMS = frozenset({"annotate", "uninitialized", "getattr"})
+
 # annotate(T, tensor): the implicit conversion tryConvertToType inserts
 _IMPLICIT = {"number": ("aten::ScalarImplicit", T.NumberType),
              "int": ("aten::IntImplicit", T.IntType), "float": ("aten::FloatImplicit", T.FloatType)}
@@ -600,10 +603,8 @@ class FunctionEmitter:
 
     def expr_Call(self, e):
         func = e.func
-        if isinstance(func, ast.Name) and func.id not in self.env:
-            special = getattr(self, "call_" + func.id, None)
-            if special is not None:
-                return special(e)
+        if isinstance(func, ast.Name) and func.id not in self.env and func.id in _SPECIAL_FORMS:
+            return getattr(self, "call_" + func.id)(e)
         name = _dotted(func)
         if name is not None and name.split(".", 1)[0] not in self.env:
             if name.startswith("__torch__."):

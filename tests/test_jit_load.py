@@ -1,0 +1,218 @@
+"""reftrace.jit.load: TorchScript archives written by torch 2.13 (live, and golden files checked
+in so torch-free CI loads real torch files) and by reftrace.jit.save.
+
+For every traced program of tests/tracer_cases.py, tests/module_cases.py and examples/
+(tests/load_programs.py): torch traces and saves it; the module torch.jit.load gives and the one
+reftrace.jit.load gives must print the same ``.code``, the same ``.graph`` and ``.inlined_graph``
+(value numbers aside: torch numbers every value its compiler ever made, spec LOAD-3), and compute
+the same outputs (to 1e-6, same dtype and shape) on the same inputs.
+"""
+import io
+import json
+import os
+import re
+
+import numpy as np
+import pytest
+
+import reftrace
+import load_programs as LP
+from oracle import requires_torch
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - torch-free CI
+    torch = None
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN_DIR = os.path.join(HERE, "data", "archives", "load")
+NAMES = [name for name, _, _, _ in LP.programs(reftrace)]
+
+_NUMBER = re.compile(r"%(\d+)(?![\w.])")
+
+
+def canonical(text):
+    """Graph text with unnamed values renumbered in order of appearance."""
+    seen = {}
+    return _NUMBER.sub(lambda m: "%" + seen.setdefault(m.group(1), str(len(seen))), text)
+
+
+def flat(v):
+    if isinstance(v, (tuple, list)):
+        return [x for e in v for x in flat(e)]
+    if isinstance(v, dict):
+        return [x for k in v for x in flat(v[k])]
+    return [v]
+
+
+def assert_same_outputs(expected, got):
+    """``expected``: tensors of either library or arrays; ``got``: reftrace tensors."""
+    expected, got = flat(expected), flat(got)
+    assert len(expected) == len(got)
+    for e, g in zip(expected, got):
+        e = np.asarray(LP.to_numpy(e))
+        g = np.asarray(g.detach().numpy())
+        assert e.dtype == g.dtype and e.shape == g.shape, (e.dtype, g.dtype, e.shape, g.shape)
+        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6)
+
+
+_TORCH_ARCHIVES = {}
+
+
+def torch_archive(name):
+    """(archive bytes written by torch.jit.save, example inputs as NumPy) of one program."""
+    if not _TORCH_ARCHIVES:
+        for n, traced, arrays in LP.traced_programs(torch):
+            buf = io.BytesIO()
+            torch.jit.save(traced, buf)
+            _TORCH_ARCHIVES[n] = (buf.getvalue(), arrays)
+    return _TORCH_ARCHIVES[name]
+
+
+def scripted_modules(module, prefix=""):
+    """(qualified name, module) for the module and every submodule whose class has forward."""
+    yield prefix, module
+    for name, child in module.named_children():
+        yield from scripted_modules(child, prefix + name + ".")
+
+
+# -- torch's archives, live ----------------------------------------------------------------------
+
+@requires_torch
+@pytest.mark.parametrize("name", NAMES)
+def test_torch_archive_loads_as_torch_loads_it(name):
+    data, arrays = torch_archive(name)
+    theirs = torch.jit.load(io.BytesIO(data))
+    ours = reftrace.jit.load(io.BytesIO(data))
+    for (qual, t_mod), (_, r_mod) in zip(scripted_modules(theirs), scripted_modules(ours)):
+        if not t_mod._c._has_method("forward"):
+            continue
+        assert r_mod.code == t_mod.code, qual
+        assert canonical(r_mod.graph.str(False)) == canonical(t_mod.graph.str(False)), qual
+    assert canonical(ours.inlined_graph.str(False)) == canonical(theirs.inlined_graph.str(False))
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert_same_outputs(theirs(*LP.to_lib(torch, arrays)), ours(*LP.to_lib(reftrace, arrays)))
+
+
+@requires_torch
+def test_parameters_buffers_and_training_as_torch_loads_them():
+    data, arrays = torch_archive("module_conv_block")
+    theirs, ours = torch.jit.load(io.BytesIO(data)), reftrace.jit.load(io.BytesIO(data))
+    for (tn, tp), (rn, rp) in zip(theirs.named_parameters(), ours.named_parameters()):
+        assert tn == rn and tp.requires_grad == rp.requires_grad
+        np.testing.assert_array_equal(rp.detach().numpy(), tp.detach().numpy())
+    assert [n for n, _ in theirs.named_buffers()] == [n for n, _ in ours.named_buffers()]
+    assert ours.training == theirs.training and ours.bn.training == theirs.bn.training
+    assert ours.conv.weight is ours.state_dict(keep_vars=True)["conv.weight"]
+
+
+def test_eval_and_train_switch_every_submodule():
+    ours = _golden_module("module_nested_linear_twice")
+    assert ours.training and ours.a.lin.training
+    ours.eval()
+    assert not ours.training and not ours.a.training and not ours.a.lin.training
+    ours.train()
+    assert ours.b.training
+
+
+# -- reftrace's own archives ---------------------------------------------------------------------------
+
+_REFTRACE = {}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_reftrace_archive_round_trip(name):
+    """reftrace.jit.save -> reftrace.jit.load computes what the trace computes; with torch
+    installed, the loaded code is what torch shows for its own save of the program."""
+    if not _REFTRACE:
+        _REFTRACE.update({n: (t, a) for n, t, a in LP.traced_programs(reftrace)})
+    traced, arrays = _REFTRACE[name]
+    buf = io.BytesIO()
+    reftrace.jit.save(traced, buf)
+    loaded = reftrace.jit.load(io.BytesIO(buf.getvalue()))
+    assert_same_outputs(traced(*LP.to_lib(reftrace, arrays)), loaded(*LP.to_lib(reftrace, arrays)))
+    if torch is not None:
+        theirs = torch.jit.load(io.BytesIO(torch_archive(name)[0]))
+        assert loaded.code == theirs.code
+
+
+# -- golden archives written by torch (tests/gen_load_golden.py) -----------------------------------------
+
+def _golden():
+    with open(os.path.join(GOLDEN_DIR, "expected.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _golden_module(name):
+    return reftrace.jit.load(os.path.join(GOLDEN_DIR, name + ".pt"))
+
+
+def _arrays(spec):
+    if isinstance(spec, dict) and "array" in spec:
+        return np.array(spec["array"], dtype=spec["dtype"]).reshape(spec["shape"])
+    if isinstance(spec, dict) and "tuple" in spec:
+        return tuple(_arrays(e) for e in spec["tuple"])
+    if isinstance(spec, dict) and "dict" in spec:
+        return {k: _arrays(v) for k, v in spec["dict"].items()}
+    if isinstance(spec, list):
+        return [_arrays(e) for e in spec]
+    return spec
+
+
+GOLDEN_NAMES = sorted(_golden()) if os.path.isdir(GOLDEN_DIR) else []
+
+
+@pytest.mark.parametrize("name", GOLDEN_NAMES)
+def test_golden_torch_archive(name):
+    expected = _golden()[name]
+    loaded = _golden_module(name)
+    assert loaded.code == expected["code"]
+    assert canonical(loaded.graph.str(False)) == expected["graph"]
+    assert canonical(loaded.inlined_graph.str(False)) == expected["inlined_graph"]
+    assert_same_outputs(_arrays(expected["outputs"]), loaded(*LP.to_lib(reftrace, _arrays(expected["inputs"]))))
+
+
+def test_golden_archives_are_there():
+    assert len(GOLDEN_NAMES) >= 8
+
+
+# -- what is refused ------------------------------------------------------------------------------
+
+def _archive_with_code(code_text):
+    """A golden archive whose forward's source is replaced (the zip rewritten)."""
+    import zipfile
+    src = os.path.join(GOLDEN_DIR, "simple_arith.pt")
+    out = io.BytesIO()
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename.endswith("code/__torch__.py"):
+                data = code_text.encode()
+            zout.writestr(item, data)
+    return io.BytesIO(out.getvalue())
+
+
+HEAD = ("class PlaceholderModule(Module):\n  __parameters__ = []\n  __buffers__ = []\n"
+        "  training : bool\n  def forward(self: __torch__.PlaceholderModule,\n    x: Tensor,\n"
+        "    y: Tensor) -> Tensor:\n")
+
+
+@pytest.mark.parametrize("body, message", [
+    ("    if bool(x):\n      return x\n    return y\n", "an if statement (prim::If)"),
+    ("    for i in range(3):\n      x = x\n    return x\n", "a for loop (prim::Loop)"),
+    ("    while True:\n      pass\n    return x\n", "a while loop (prim::Loop)"),
+    ("    return __import__('os').system('true')\n", "unknown operator '__import__'"),
+    ("    return torch.frobnicate(x)\n", "unknown operator 'torch.frobnicate'"),
+    ("    return torch.add(x, 'a')\n", "no overload of aten::add matches the arguments (Tensor, str)"),
+    ("    return (lambda: x)()\n", "cannot call 'lambda: x'"),
+    ("    return open('/etc/passwd')\n", "unknown operator 'open'"),
+    ("    return x.__class__\n", "Tensor has no attribute '__class__'"),
+    ("    return CONSTANTS.c7\n", "CONSTANTS.c7: the archive has 1 constant(s)"),
+    ("    return z\n", "undefined name 'z'"),
+])
+def test_code_outside_traced_programs_is_refused(body, message):
+    with pytest.raises(RuntimeError) as e:
+        reftrace.jit.load(_archive_with_code(HEAD + body))
+    assert message in str(e.value)
+    assert "forward (line " in str(e.value)
