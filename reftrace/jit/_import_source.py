@@ -39,6 +39,7 @@ from .. import _dtype as D
 from ..ops._registry import PACKETS
 from . import _types as T
 from ._python_print import _default_ivalue
+from ._schema_matching import is_subtype, return_type as _return_type, same_type as _same, schema_type
 from .ir import Graph, Node, Value
 
 
@@ -49,12 +50,6 @@ class ImportError_(RuntimeError):
 _SIMPLE_TYPES = {"Tensor": T.TENSOR, "int": T.IntType, "float": T.FloatType, "bool": T.BoolType,
                  "str": T.StringType, "NoneType": T.NoneType, "Device": T.DeviceType,
                  "number": T.NumberType, "Generator": T.GeneratorType, "complex": T.ComplexType}
-
-# schema base type -> the TorchScript type a value must have (ScalarType/Layout/MemoryFormat are ints)
-_SCHEMA_BASE = {"Tensor": T.TENSOR, "int": T.IntType, "SymInt": T.IntType, "ScalarType": T.IntType,
-                "Layout": T.IntType, "MemoryFormat": T.IntType, "float": T.FloatType,
-                "bool": T.BoolType, "str": T.StringType, "Scalar": T.NumberType,
-                "Device": T.DeviceType, "Generator": T.GeneratorType}
 
 # builtins that traced code prints and reftrace's op table does not hold (the interpreter and the
 # generated code run them by kind): name -> [(kind, parameter types, return type)]
@@ -96,45 +91,6 @@ def _dotted(expr):
         return None
     parts.append(expr.id)
     return ".".join(reversed(parts))
-
-
-def is_subtype(a, b):
-    """Type::isSubtypeOf for the types traced code has (lists and dicts are invariant)."""
-    if isinstance(b, T.TensorType):
-        return isinstance(a, T.TensorType)
-    if isinstance(b, T.OptionalType):
-        return a is T.NoneType or is_subtype(a, b.elem) or (
-            isinstance(a, T.OptionalType) and is_subtype(a.elem, b.elem))
-    if b is T.NumberType:
-        return a in (T.IntType, T.FloatType, T.ComplexType, T.NumberType)
-    if isinstance(b, T.ListType):
-        return isinstance(a, T.ListType) and _same(a.elem, b.elem)
-    if isinstance(b, T.TupleType):
-        return isinstance(a, T.TupleType) and len(a.elems) == len(b.elems) and all(
-            is_subtype(x, y) for x, y in zip(a.elems, b.elems))
-    if isinstance(b, T.DictType):
-        return isinstance(a, T.DictType) and _same(a.key, b.key) and _same(a.value, b.value)
-    return _same(a, b)
-
-
-def _same(a, b):
-    if isinstance(a, T.TensorType) and isinstance(b, T.TensorType):
-        return True
-    return a == b
-
-
-def schema_type(st):
-    """A schema argument's type (``int[2]``, ``Tensor?[]``, ``ScalarType?``) as a TorchScript type."""
-    base = _SCHEMA_BASE.get(st.base)
-    if base is None:
-        raise ImportError_(f"schema type {st} is not supported by reftrace's loader")
-    if st.is_list:
-        base = T.ListType(T.OptionalType(base) if st.elem_optional else base)
-    return T.OptionalType(base) if st.optional else base
-
-
-def _return_type(ret):
-    return schema_type(ret.type)
 
 
 class _Sugared:
