@@ -13,3 +13,5 @@ __all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_
 from ._load import load  # noqa: E402
 from ._script import RecursiveScriptModule  # noqa: E402
 __all__ += ["load", "RecursiveScriptModule"]
+from ._irparser import parse_ir  # noqa: E402
+__all__ += ["parse_ir"]
