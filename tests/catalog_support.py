@@ -2,15 +2,18 @@
 function tests; test_module_catalog.py: the module tests).
 
 JitTestCase helpers are replaced by small ones with the same meaning: ``check_trace_``
-(checkTrace without its gradient half and save/load round trip: trace with check_trace=False,
-then compare outputs on the inputs), ``FileCheck`` (ordered substring checks on str(graph)),
-``get_trace_graph`` (torch.jit._get_trace_graph), ``function_from_graph``
+(checkTrace without its gradient half: trace with check_trace=False, take the export/import copy,
+then compare outputs on the inputs), ``get_export_import_copy`` / ``assert_export_import``
+(save/load round trips), ``FileCheck`` (ordered substring checks on str(graph)), ``get_trace_graph`` (torch.jit._get_trace_graph), ``function_from_graph``
 (createFunctionFromGraph), ``run_dce`` (run_pass("dce")) and ``trace_deco`` (the ``_trace``
 decorator). ``Catalog`` holds one port file's markers (``lacks`` / ``xfail`` / ``parity_bug``)
 and runs its ``test_matches_torch``: each ported body under real torch 2.13 first (so every
 assertion holds on live torch), then under reftrace, comparing what each run ``keep()``s.
 """
+import io
+import os
 import re
+import tempfile
 import warnings
 
 import numpy as np
@@ -135,9 +138,15 @@ MANGLE = re.compile(r"___torch_mangle_\d+\.")
 
 def gtext(g):
     """A graph (or anything with .graph) as text: source locations dropped, class-type mangles
-    (process history, not trace content) stripped."""
+    (process history, not trace content) stripped; a loaded module's unnamed values renumbered
+    (torch numbers them by its compiler's history: spec LOAD-3)."""
+    loaded = type(g).__name__ == "RecursiveScriptModule"
     g = getattr(g, "graph", g)
-    return MANGLE.sub("", g.str(False))
+    text = MANGLE.sub("", g.str(False))
+    if loaded:
+        numbers = {}
+        text = re.sub(r"%(\d+)(?![\w.])", lambda m: "%" + numbers.setdefault(m.group(1), str(len(numbers))), text)
+    return text
 
 
 def anon(g):
@@ -147,18 +156,44 @@ def anon(g):
     return re.sub(r"%[\w.]+", lambda m: names.setdefault(m.group(0), f"%v{len(names)}"), gtext(g))
 
 
-def check_trace_(torch, func, reference_tensors, input_tensors=None, _force_outplace=False):
-    """JitTestCase.checkTrace with inputs_require_grads=False (no gradient half) and without its
-    save/load round trip (reftrace has no save/load yet): trace with check_trace=False, then the
-    traced function's outputs equal the Python function's on the reference inputs."""
+def check_trace_(torch, func, reference_tensors, input_tensors=None, _force_outplace=False,
+                 export_import=True):
+    """JitTestCase.checkTrace with inputs_require_grads=False (no gradient half): trace with
+    check_trace=False, take its export/import copy (getExportImportCopy), then the copy's outputs
+    equal the Python function's on the reference inputs."""
     if input_tensors is None:
         input_tensors = reference_tensors
     ge = torch.jit.trace(func, input_tensors, check_tolerance=1e-5,
                          _force_outplace=_force_outplace, check_trace=False)
+    if export_import:
+        ge = get_export_import_copy(torch, ge)
     outputs = func(*reference_tensors)
     outputs_ge = ge(*reference_tensors)
     assert_equal(outputs, outputs_ge)
     return ge
+
+
+def get_export_import_copy(torch, m, also_test_file=True, map_location=None):
+    """JitTestCase.getExportImportCopy: save to a buffer and load; then save the loaded module to
+    a file and load that."""
+    buffer = io.BytesIO()
+    torch.jit.save(m, buffer)
+    buffer.seek(0)
+    imported = torch.jit.load(buffer, map_location=map_location)
+    if not also_test_file:
+        return imported
+    with tempfile.TemporaryDirectory() as d:
+        fname = os.path.join(d, "m.pt")
+        torch.jit.save(imported, fname)
+        return torch.jit.load(fname, map_location=map_location)
+
+
+def assert_export_import(torch, trace, inputs):
+    """JitTestCase.assertExportImport: a function made from the graph and its export/import copy
+    compute the same results."""
+    m = function_from_graph(torch, trace)
+    m_import = get_export_import_copy(torch, m)
+    assert_equal(m(*inputs), m_import(*inputs))
 
 
 def trace_deco(torch, *args, **kwargs):
@@ -188,8 +223,8 @@ def function_from_graph(torch, g):
     """self.createFunctionFromGraph(g): a callable running the graph."""
     if is_torch(torch):
         return torch._C._create_function_from_graph("forward", g)
-    from reftrace.jit.interpreter import Interpreter
-    return Interpreter(g).run
+    from reftrace.jit.traced import TracedFunction
+    return TracedFunction(g, "forward", None)  # runs the graph; torch.jit.save takes it
 
 
 def tracer_warnings(recorded):

@@ -11,8 +11,8 @@ assertion here holds on live torch 2.13) and then under reftrace, and compares w
 renumbered, as torch's ONNXTracedModule frames record none) and error/warning texts.
 
 JitTestCase helpers are replaced by small ones with the same meaning (tests/catalog_support.py): ``check_trace_``
-(checkTrace without its gradient half and save/load round trip: trace with check_trace=False,
-then compare outputs on the inputs), ``FileCheck`` (ordered substring checks on str(graph)),
+(checkTrace without its gradient half: trace with check_trace=False, take the export/import copy,
+then compare outputs on the inputs), ``assert_export_import`` (save/load round trip), ``FileCheck`` (ordered substring checks on str(graph)),
 ``get_trace_graph`` (torch.jit._get_trace_graph), ``function_from_graph``
 (createFunctionFromGraph), ``run_dce`` (run_pass("dce")) and ``trace_deco`` (the ``_trace``
 decorator). torch 2.13 emits a DeprecationWarning on every ``torch.jit.trace`` call (catalog
@@ -23,7 +23,9 @@ Markers: ``@lacks`` skips a port whose original needs something reftrace does no
 ``test_matches_torch`` case of a port whose assertions pass but whose graph or message text
 differs from torch's (strict xfail there).
 """
+import os
 import re
+import tempfile
 import warnings
 from collections import namedtuple
 
@@ -31,8 +33,8 @@ import pytest
 
 
 from catalog_support import (  # noqa: F401  (torch is the fixture)
-    Catalog, FileCheck, anon, assert_equal, assert_not_equal, assert_warns_regex, check_trace_,
-    function_from_graph, get_trace_graph, gtext, is_torch, quiet, requires_torch, run_dce, torch,
+    Catalog, FileCheck, anon, assert_equal, assert_export_import, assert_not_equal,
+    assert_warns_regex, check_trace_, function_from_graph, get_trace_graph, gtext, is_torch, quiet, requires_torch, run_dce, torch,
     trace_deco, tracer_warnings)
 
 catalog = Catalog()
@@ -179,8 +181,7 @@ def test_inplace_transplant(torch):
     run_dce(torch, g)
     FileCheck().check_count("aten::clone", 1, exactly=True).check_count(
         "aten::add_", 2, exactly=True).check_next("return").run(str(g))
-    # assertExportImport(g, (x,)) without the save/load round trip: the graph reruns like fn
-    assert_equal(function_from_graph(torch, g)(x), fn(x))
+    assert_export_import(torch, g, (x,))
     keep(anon(g))
 
 
@@ -227,7 +228,7 @@ def test_trace_tuple(torch):
     assert_equal(traced_fn(x, y), fn(x, y))
     FileCheck().check_count("prim::TupleConstruct", 2, exactly=True).check_next(
         "return").run(str(traced_fn.graph))
-    # (assertExportImport dropped: reftrace has no save/load yet)
+    assert_export_import(torch, traced_fn.graph, (x, y))
     keep(gtext(traced_fn))
 
 
@@ -256,6 +257,7 @@ def test_nested_inplace(torch):
     m = function_from_graph(torch, g)
     assert_equal(outputs, m(*inputs))
     FileCheck().check("threshold_").run(str(g))
+    assert_export_import(torch, g, (x,))
     keep(anon(g))
 
 
@@ -272,8 +274,7 @@ def _inplace_copy(torch, force_outplace):
     run_dce(torch, g)
     m = function_from_graph(torch, g)
     assert_equal(outputs, m(*inputs))
-    # (assertExportImport: reftrace has no save/load yet; the graph reruns like f)
-    assert_equal(m(*inputs), f(x))
+    assert_export_import(torch, g, (x,))
     return g
 
 
@@ -1199,6 +1200,25 @@ def test_trace_partial_func_argument_names_captured(torch):
 
 
 # -- parity with torch ----------------------------------------------------------------------------
+
+
+def test_trace_save(torch):
+    """Port of TestTracer.test_trace_save (test/jit/test_tracer.py)."""
+    def fn(x):
+        return x + 2
+
+    def check(func):
+        with tempfile.TemporaryDirectory() as d:
+            fname = os.path.join(d, "fn.pt")
+            func.save(fname)
+            loaded = torch.jit.load(fname)
+            input = torch.randn(2, 2)
+            assert_equal(func(input), loaded(input))
+            keep(loaded.code, gtext(loaded))
+
+    out = torch.jit.trace(fn, (torch.ones(2, 2),))
+    check(out)
+
 
 catalog.collect(globals())
 
