@@ -1,7 +1,7 @@
 """reftrace.jit.load: TorchScript archives written by torch 2.13 (live, and golden files checked
 in so torch-free CI loads real torch files) and by reftrace.jit.save.
 
-For every traced program of tests/tracer_cases.py, tests/module_cases.py and examples/
+For every traced program of tests/tracer_cases.py, module_cases.py, code_cases.py and examples/
 (tests/load_programs.py): torch traces and saves it; the module torch.jit.load gives and the one
 reftrace.jit.load gives must print the same ``.code``, the same ``.graph`` and ``.inlined_graph``
 (value numbers aside: torch numbers every value its compiler ever made, spec LOAD-3), and compute
@@ -92,7 +92,8 @@ def test_torch_archive_loads_as_torch_loads_it(name):
     assert canonical(ours.inlined_graph.str(False)) == canonical(theirs.inlined_graph.str(False))
     assert repr(ours) == repr(theirs)
     assert list(ours.state_dict()) == list(theirs.state_dict())
-    assert_same_outputs(theirs(*LP.to_lib(torch, arrays)), ours(*LP.to_lib(reftrace, arrays)))
+    if name not in LP.RANDOM:
+        assert_same_outputs(theirs(*LP.to_lib(torch, arrays)), ours(*LP.to_lib(reftrace, arrays)))
 
 
 @requires_torch
@@ -131,7 +132,8 @@ def test_reftrace_archive_round_trip(name):
     buf = io.BytesIO()
     reftrace.jit.save(traced, buf)
     loaded = reftrace.jit.load(io.BytesIO(buf.getvalue()))
-    assert_same_outputs(traced(*LP.to_lib(reftrace, arrays)), loaded(*LP.to_lib(reftrace, arrays)))
+    if name not in LP.RANDOM:
+        assert_same_outputs(traced(*LP.to_lib(reftrace, arrays)), loaded(*LP.to_lib(reftrace, arrays)))
     if torch is not None:
         theirs = torch.jit.load(io.BytesIO(torch_archive(name)[0]))
         assert loaded.code == theirs.code

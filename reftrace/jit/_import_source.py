@@ -275,6 +275,8 @@ class FunctionEmitter:
             if meaningful_name(arg.arg):
                 g.set_debug_name(v, arg.arg)
             self.env[arg.arg] = v
+        # the schema's argument names, which the printer uses (debug names may be absent: `_0`)
+        g.__dict__["argument_names"] = [arg.arg for arg in a.args]
         self.return_type = self.importer.parse_type(fdef.returns) if fdef.returns is not None else None
         returned = False
         for stmt in fdef.body:
@@ -293,6 +295,12 @@ class FunctionEmitter:
         replaced by it; every other one is moved to the front (so their order reverses)."""
         from .passes import replace_uses
         g = self.graph
+        # constant propagation ends with dead code elimination: literals folded into another
+        # constant (the parts of `1.5-2.j`) go before pooling
+        used = {v for n in list(g) + [g.ret] for v in n.inputs_}
+        for node in list(g):
+            if node.kind_ == "prim::Constant" and node.outputs_[0] not in used:
+                node.destroy()
         seen, mapping = {}, {}
         for node in list(g):
             if node.kind_ != "prim::Constant":
@@ -398,6 +406,9 @@ class FunctionEmitter:
         if isinstance(value, float):
             node.set_attr("value", "f", value)
             return node.add_output(T.FloatType)
+        if isinstance(value, complex):
+            node.set_attr("value", "c", value)
+            return node.add_output(T.ComplexType)
         if value is None:
             return node.add_output(T.NoneType)
         if isinstance(value, str):
@@ -412,7 +423,8 @@ class FunctionEmitter:
     def literal(self, value, where):
         """A number written in the source: materializeConstant puts it at the very front of the
         graph, once per value (ints and floats apart), so later literals end up first."""
-        key = (type(value), value, math.copysign(1, value) if isinstance(value, float) else 0)
+        key = (type(value), value, math.copysign(1, value) if isinstance(value, float) else 0,
+               repr(value) if isinstance(value, complex) else 0)
         v = self.literals.get(key)
         if v is None:
             v = self.literals[key] = self.constant(value, where)
@@ -471,6 +483,19 @@ class FunctionEmitter:
             if isinstance(inner, ast.Name) and inner.id == "inf" and "inf" not in self.env:
                 return self.constant(-math.inf, e)
         self.fail(e, f"the operator in {ast.unparse(e)!r} is not part of traced code")
+
+    def expr_BinOp(self, e):
+        """A complex literal, as the printer writes it (``1.5-2.j``): the emitter materializes
+        both literals and constant propagation folds the arithmetic into one constant, in place."""
+        real = _real_literal(e.left)
+        right = e.right
+        if isinstance(e.op, (ast.Add, ast.Sub)) and real is not None and \
+                isinstance(right, ast.Constant) and type(right.value) is complex:
+            self.literal(real, e)
+            self.literal(right.value, e)
+            value = real + right.value if isinstance(e.op, ast.Add) else real - right.value
+            return self.constant(complex(value), e)
+        self.fail(e, f"the arithmetic in {ast.unparse(e)!r} is not part of traced code")
 
     def expr_Tuple(self, e):
         return self.tuple_construct([self.materialize(self.expr(x)) for x in e.elts])
@@ -773,6 +798,16 @@ class FunctionEmitter:
         if is_subtype(t, want):
             return True if dry else v
         return None
+
+
+def _real_literal(e):
+    """The value of an int or float literal (``-1.5`` included), else None."""
+    sign = 1
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        sign, e = -1, e.operand
+    if isinstance(e, ast.Constant) and type(e.value) in (int, float):
+        return sign * e.value
+    return None
 
 
 def _constant_key(node):

@@ -36,6 +36,7 @@ _SIMPLE = {"Tensor": T.TENSOR, "int": T.IntType, "float": T.FloatType, "bool": T
            "MemoryFormat": T.IntType}
 _NAME = re.compile(r"[A-Za-z0-9_.]+")
 _NUMBER = re.compile(r"-?(?:\d+\.?\d*(?:e[+-]?\d+)?|\.\d+(?:e[+-]?\d+)?|inf|nan)")
+_COMPLEX = re.compile(r"-?(?:\d+\.?\d*(?:e[+-]?\d+)?|inf|nan)[+-](?:\d+\.?\d*(?:e[+-]?\d+)?|inf|nan)j")
 _KIND = re.compile(r"[A-Za-z_][A-Za-z0-9_]*::[A-Za-z0-9_]+")
 _LOCATION = re.compile(r"(.*):(\d+):\d+$")
 _CPP_TENSOR_TYPE = re.compile(r"\[ (?:CPU|CUDA)(\w+)Type\{([\d,]*)\} \]")
@@ -328,6 +329,9 @@ class _Parser:
             node.set_attr(name, "is" if name != "value" else "ival", self._list())
         elif c.peek("{") or c.peek("<Tensor>") or (isinstance(out_type, T.TensorType) and name == "value"):
             node.set_attr(name, "t", self._tensor(out_type))
+        elif _COMPLEX.match(c.text, c.pos):
+            text = c.match(_COMPLEX, "a complex number")
+            node.set_attr(name, "c", complex(text.replace(".j", ".0j")))
         else:
             text = c.match(_NUMBER, "an attribute value")
             if re.fullmatch(r"-?\d+", text):
