@@ -125,9 +125,13 @@ class Pickler:
             self._put(obj)
             self._items(obj, b"e", stack)
         elif type(obj) is OrderedDict:
+            # as Python's pickler: the items, then the instance attributes (a state dict's
+            # `_metadata`) with BUILD
             self._global("collections", "OrderedDict")
             self.out += b")R"
             self._put(obj)
+            if vars(obj):
+                stack += [("raw", b"b"), ("obj", dict(vars(obj)))]
             self._items([x for kv in obj.items() for x in kv], b"u", stack)
         elif type(obj) is dict:
             self.out += b"}"

@@ -37,6 +37,8 @@ STORAGE_NAMES = {dt: name for name, dt in STORAGE_DTYPES.items()}
 # the most a string, bytes object or memo index may claim; the file is in memory, so anything
 # longer than what is left of it is a truncated or forged stream (checked before reading)
 _MAX_MEMO = 1 << 24
+_MAX_DIMS = 32            # NumPy's limit is 64; torch files never come near either
+_MAX_EXTENT = 1 << 62     # a size, stride or offset beyond this is no real tensor
 
 
 class ArchivedObject:
@@ -77,6 +79,15 @@ class _ClassRef:
 
     def __init__(self, qualified_name):
         self.qualified_name = qualified_name
+
+
+class _StorageRef:
+    """What BINPERSID pushes: the caller's storage, usable only as _rebuild_tensor_v2's first
+    argument (a bare storage in the result is refused)."""
+    __slots__ = ("storage",)
+
+    def __init__(self, storage):
+        self.storage = storage
 
 
 class _Mark:
@@ -174,8 +185,7 @@ class Unpickler:
                              f"{self.pos - 1}")
             if handler is _stop:
                 result = self._pop()
-                if not _is_plain(result):
-                    raise _error(f"{self.what}: the pickle's result is a bare {result!r}")
+                _check_plain(result, self.what)
                 return result
             handler(self)
 
@@ -208,11 +218,35 @@ class Unpickler:
 def _describe(v):
     if isinstance(v, _Global):
         return v.name
+    if isinstance(v, _ClassRef):
+        return v.qualified_name
+    if isinstance(v, StorageType):
+        return "torch." + v.name
+    if isinstance(v, _StorageRef):
+        return "storage"
     return type(v).__name__
 
 
-def _is_plain(v):
-    return not isinstance(v, (_Global, _ClassRef, StorageType, _Mark))
+_TOKENS = (_Global, _ClassRef, StorageType, _StorageRef, _Mark)
+
+
+def _check_plain(result, what):
+    """The result holds data only: no token of a global, class or storage escapes (a file could
+    place one anywhere, e.g. a bare GLOBAL inside a list)."""
+    seen, stack = set(), [result]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, _TOKENS):
+            raise _error(f"{what}: the pickle's result contains a bare {_describe(v)}")
+        if isinstance(v, (list, tuple, set, frozenset, dict, ArchivedObject)) and id(v) not in seen:
+            seen.add(id(v))
+            if isinstance(v, dict):
+                stack.extend(v.keys())
+                stack.extend(v.values())
+            elif isinstance(v, ArchivedObject):
+                stack.extend(v.state.values())
+            else:
+                stack.extend(v)
 
 
 # -- REDUCE targets: what each allowed callable means ------------------------------------------
@@ -238,9 +272,13 @@ def _int_tuple(v, what):
 
 def _rebuild_tensor_v2(u, storage, storage_offset, size, stride, requires_grad, backward_hooks,
                        metadata=None):
+    if not isinstance(storage, _StorageRef):
+        raise _error(f"_rebuild_tensor_v2's first argument must be a storage, got {_describe(storage)}")
     size, stride = _int_tuple(size, "size"), _int_tuple(stride, "stride")
     if len(size) != len(stride):
         raise _error(f"tensor size {size} and stride {stride} have different lengths")
+    if len(size) > _MAX_DIMS or any(x >= _MAX_EXTENT for x in size + stride):
+        raise _error(f"tensor size {size} / stride {stride} is out of range")
     if type(storage_offset) is not int or storage_offset < 0:
         raise _error(f"tensor storage offset must be a non-negative int, got {storage_offset!r}")
     if type(requires_grad) is not bool:
@@ -249,7 +287,9 @@ def _rebuild_tensor_v2(u, storage, storage_offset, size, stride, requires_grad, 
         raise _error("tensors with backward hooks cannot be loaded (hooks are code)")
     if metadata:
         raise _error("tensors with Python metadata (torch._utils.set_tensor_metadata) are not supported")
-    return u.make_tensor(storage, storage_offset, size, stride, requires_grad)
+    if storage_offset >= _MAX_EXTENT:
+        raise _error(f"tensor storage offset {storage_offset} is out of range")
+    return u.make_tensor(storage.storage, storage_offset, size, stride, requires_grad)
 
 
 def _rebuild_parameter(u, data, requires_grad, backward_hooks):
@@ -415,7 +455,7 @@ def _binpersid(u):
         raise _error(f"{u.what}: persistent id key and location must be strings")
     if type(numel) is not int or numel < 0:
         raise _error(f"{u.what}: storage {key!r} has invalid size {numel!r}")
-    u.stack.append(u.persistent_load(storage_type, key, location, numel))
+    u.stack.append(_StorageRef(u.persistent_load(storage_type, key, location, numel)))
 
 
 def _container_target(u, kinds, opname):
