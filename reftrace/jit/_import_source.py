@@ -43,10 +43,6 @@ from ._schema_matching import is_subtype, return_type as _return_type, same_type
 from .ir import Graph, Node, Value
 
 
-class ImportError_(RuntimeError):
-    """Archived code reftrace does not accept (named so it is not Python's ImportError)."""
-
-
 _SIMPLE_TYPES = {"Tensor": T.TENSOR, "int": T.IntType, "float": T.FloatType, "bool": T.BoolType,
                  "str": T.StringType, "NoneType": T.NoneType, "Device": T.DeviceType,
                  "number": T.NumberType, "Generator": T.GeneratorType, "complex": T.ComplexType}
@@ -128,14 +124,14 @@ class SourceImporter:
             try:
                 tree = ast.parse(text, filename=path)
             except SyntaxError as e:
-                raise ImportError_(f"{path}: archived code is not valid: {e.msg} at line {e.lineno}") from None
+                raise RuntimeError(f"{path}: archived code is not valid: {e.msg} at line {e.lineno}") from None
             for stmt in tree.body:
                 if isinstance(stmt, ast.ClassDef):
                     self.classes[qualifier + "." + stmt.name] = (stmt, path)
                 elif isinstance(stmt, ast.FunctionDef):
                     self.functions[qualifier + "." + stmt.name] = stmt
                 elif not _is_import_stub(stmt):
-                    raise ImportError_(f"{path} {_where(stmt)}: unexpected {type(stmt).__name__} "
+                    raise RuntimeError(f"{path} {_where(stmt)}: unexpected {type(stmt).__name__} "
                                        "at the top level of archived code")
 
     # -- types -------------------------------------------------------------------------------
@@ -145,7 +141,7 @@ class SourceImporter:
             return ty
         entry = self.classes.get(qualified)
         if entry is None:
-            raise ImportError_(f"archived code refers to class {qualified}, which the archive does not define")
+            raise RuntimeError(f"archived code refers to class {qualified}, which the archive does not define")
         cdef, path = entry
         ty = self.types[qualified] = T.ClassType(qualified)
         info = self.info[ty] = ClassInfo()
@@ -165,7 +161,7 @@ class SourceImporter:
                     isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == "__annotations__":
                 continue  # `__annotations__ = []` starts those
             else:
-                raise ImportError_(f"{path} {_where(stmt)}: class {cdef.name}: {type(stmt).__name__} "
+                raise RuntimeError(f"{path} {_where(stmt)}: class {cdef.name}: {type(stmt).__name__} "
                                    "is not part of the class declarations traced modules save")
         return ty
 
@@ -181,7 +177,7 @@ class SourceImporter:
         if ft is None:
             fdef = self.functions.get(qualified)
             if fdef is None:
-                raise ImportError_(f"archived code calls {qualified}, which the archive does not define")
+                raise RuntimeError(f"archived code calls {qualified}, which the archive does not define")
             ft = self.function_types[qualified] = T.FunctionType(None, qualified)
             ft.callee = FunctionEmitter(self, fdef, None).emit()
         return ft
@@ -210,7 +206,7 @@ class SourceImporter:
         name = _dotted(expr)
         if name is not None and name.startswith("__torch__."):
             return self.class_type(name)
-        raise ImportError_(f"unsupported type annotation {ast.unparse(expr)!r} ({_where(expr)})")
+        raise RuntimeError(f"unsupported type annotation {ast.unparse(expr)!r} ({_where(expr)})")
 
 
 def _annotation_assign(stmt):
@@ -238,7 +234,7 @@ def _string_list(expr, path):
     if isinstance(expr, ast.List) and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
                                           for e in expr.elts):
         return [e.value for e in expr.elts]
-    raise ImportError_(f"{path} {_where(expr)}: __parameters__/__buffers__ must be a list of strings")
+    raise RuntimeError(f"{path} {_where(expr)}: __parameters__/__buffers__ must be a list of strings")
 
 
 # -- one function ------------------------------------------------------------------------------------
@@ -256,7 +252,7 @@ class FunctionEmitter:
         self.literals = {}      # number literal -> its hoisted constant (materializeConstant)
 
     def fail(self, node, what):
-        raise ImportError_(f"{self.fdef.name} ({_where(node)}): {what}")
+        raise RuntimeError(f"{self.fdef.name} ({_where(node)}): {what}")
 
     # -- entry --------------------------------------------------------------------------------
     def emit(self):
@@ -539,12 +535,7 @@ class FunctionEmitter:
                 i = int(name[len("CONSTANTS.c"):])
                 if i >= len(self.importer.constants):
                     self.fail(e, f"{name}: the archive has {len(self.importer.constants)} constant(s)")
-                c = self.importer.constants[i]
-                if getattr(c, "_array", None) is not None and c._array.ndim == 0 and c.device.type == "cpu":
-                    # torch's graph executor runs a 0-dim tensor constant as a wrapped number
-                    # (x_int * CONSTANTS.c0 with c0 = 2.5 is Float, as in the trace): LOAD-5
-                    c._wrapped = True
-                return self.constant(c, e)
+                return self.constant(self.importer.constants[i], e)
             self.fail(e, f"unknown name {name!r}")
         obj = self.materialize(self.expr(e.value))
         return self.get_attr(obj, e.attr, e)

@@ -58,4 +58,39 @@ def build_module(importer, obj, archived_object_type):
         else:
             object.__setattr__(module, name, value)  # training, _is_full_backward_hook, ...
     importer.compile_methods(ty)
+    for name, graph in ty.methods.items():
+        if "_compiled" not in graph.__dict__:  # (a class shared by several modules: once)
+            graph.__dict__["_compiled"] = ExecutorCode(graph, name)
     return module
+
+
+class ExecutorCode:
+    """What calling a loaded method runs: the generated code (codegen.py) of a copy of its graph
+    in which every 0-dim CPU tensor constant is a wrapped number. torch's graph executor runs
+    such constants as wrapped numbers (``x_int32 * CONSTANTS.c0`` with ``c0 = 2.5`` is Float, as in
+    the trace), while the constant itself, as ``code_with_constants`` shows it, stays a plain
+    Double tensor (spec LOAD-5). Built on the first call, so loading pays nothing for it."""
+
+    def __init__(self, graph, name):
+        self.graph, self.name, self._code = graph, name, None
+
+    def _built(self):
+        if self._code is None:
+            from ._graph_copy import copy_graph
+            from .codegen import CompiledGraph
+            run = copy_graph(self.graph)
+            for node in run:
+                if node.kind_ == "prim::Constant" and node.attrs and node.attrs.get("value", ("",))[0] == "t":
+                    t = node.attrs["value"][1]
+                    if t._array.ndim == 0 and t.device.type == "cpu":
+                        wrapped = t.detach()  # a view: the same storage, its own flags
+                        wrapped._wrapped = True
+                        node.attrs["value"] = ("t", wrapped)
+            self._code = CompiledGraph(run, self.name)
+        return self._code
+
+    def __call__(self, *args):
+        return self._built()(*args)
+
+    def __getattr__(self, name):  # .source, .graph of the generated code
+        return getattr(self._built(), name)
