@@ -18,7 +18,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import load_programs as LP  # noqa: E402
-from test_jit_load import canonical  # noqa: E402
+
 
 OUT = os.path.join(HERE, "data", "archives", "load")
 
@@ -56,8 +56,8 @@ def main():
             f.write(buf.getvalue())
         loaded = torch.jit.load(path)
         outputs = loaded(*LP.to_lib(torch, arrays))
-        expected[name] = {"code": loaded.code, "graph": canonical(loaded.graph.str(False)),
-                          "inlined_graph": canonical(loaded.inlined_graph.str(False)),
+        expected[name] = {"code": loaded.code, "graph": LP.canonical(loaded.graph.str(False)),
+                          "inlined_graph": LP.canonical(loaded.inlined_graph.str(False)),
                           "inputs": _spec(arrays), "outputs": _spec(LP.to_numpy(outputs))}
     with open(os.path.join(OUT, "expected.json"), "w", encoding="utf-8") as f:
         json.dump(expected, f, indent=1, sort_keys=True)

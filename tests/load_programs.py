@@ -6,6 +6,7 @@ reftrace) and its example inputs as NumPy arrays (nested as the arguments are), 
 values can be given to a module loaded by either library (``to_lib``).
 """
 import os
+import re
 import warnings
 
 import numpy as np
@@ -108,3 +109,33 @@ def traced_programs(lib):
             arrays = to_numpy(inputs)
             traced = lib.jit.trace(fn, inputs, check_trace=False, **kw)
             yield name, traced, arrays
+
+
+# -- comparing what loaded programs print and compute --------------------------------------------
+
+_NUMBER = re.compile(r"%(\d+)(?![\w.])")
+
+
+def canonical(text):
+    """Graph text with unnamed values renumbered in order of appearance."""
+    seen = {}
+    return _NUMBER.sub(lambda m: "%" + seen.setdefault(m.group(1), str(len(seen))), text)
+
+
+def flat(v):
+    if isinstance(v, (tuple, list)):
+        return [x for e in v for x in flat(e)]
+    if isinstance(v, dict):
+        return [x for k in v for x in flat(v[k])]
+    return [v]
+
+
+def assert_same_outputs(expected, got):
+    """``expected``: tensors of either library or arrays; ``got``: reftrace tensors."""
+    expected, got = flat(expected), flat(got)
+    assert len(expected) == len(got)
+    for e, g in zip(expected, got):
+        e = np.asarray(to_numpy(e))
+        g = np.asarray(g.detach().numpy())
+        assert e.dtype == g.dtype and e.shape == g.shape, (e.dtype, g.dtype, e.shape, g.shape)
+        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6)

@@ -10,7 +10,6 @@ the same outputs (to 1e-6, same dtype and shape) on the same inputs.
 import io
 import json
 import os
-import re
 
 import numpy as np
 import pytest
@@ -28,32 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN_DIR = os.path.join(HERE, "data", "archives", "load")
 NAMES = [name for name, _, _, _ in LP.programs(reftrace)]
 
-_NUMBER = re.compile(r"%(\d+)(?![\w.])")
-
-
-def canonical(text):
-    """Graph text with unnamed values renumbered in order of appearance."""
-    seen = {}
-    return _NUMBER.sub(lambda m: "%" + seen.setdefault(m.group(1), str(len(seen))), text)
-
-
-def flat(v):
-    if isinstance(v, (tuple, list)):
-        return [x for e in v for x in flat(e)]
-    if isinstance(v, dict):
-        return [x for k in v for x in flat(v[k])]
-    return [v]
-
-
-def assert_same_outputs(expected, got):
-    """``expected``: tensors of either library or arrays; ``got``: reftrace tensors."""
-    expected, got = flat(expected), flat(got)
-    assert len(expected) == len(got)
-    for e, g in zip(expected, got):
-        e = np.asarray(LP.to_numpy(e))
-        g = np.asarray(g.detach().numpy())
-        assert e.dtype == g.dtype and e.shape == g.shape, (e.dtype, g.dtype, e.shape, g.shape)
-        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6)
+canonical, flat, assert_same_outputs = LP.canonical, LP.flat, LP.assert_same_outputs
 
 
 _TORCH_ARCHIVES = {}

@@ -7,12 +7,12 @@ generated code, without torch, and compute what the program computes.
 """
 import json
 import os
-import re
 
 import numpy as np
 import pytest
 
 import reftrace
+import load_programs as LP
 import tracer_cases as TC
 from reftrace.jit.interpreter import Interpreter
 from reftrace.jit.codegen import compiled
@@ -24,13 +24,7 @@ except ImportError:  # pragma: no cover
     torch = None
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-_NUMBER = re.compile(r"%(\d+)(?![\w.])")
-
-
-def canonical(text):
-    seen = {}
-    return _NUMBER.sub(lambda m: "%" + seen.setdefault(m.group(1), str(len(seen))), text)
-
+canonical = LP.canonical
 
 def _golden_graphs():
     with open(os.path.join(DATA, "tracer_golden.json"), encoding="utf-8") as f:
@@ -63,22 +57,7 @@ def _run_cases():
     return sorted(n for n in TC.CASES if "tracer " + n in GOLDEN)
 
 
-def flat(v):
-    if isinstance(v, (tuple, list)):
-        return [x for e in v for x in flat(e)]
-    if isinstance(v, dict):
-        return [x for k in v for x in flat(v[k])]
-    return [v]
-
-
-def _same(expected, got):
-    expected, got = flat(expected), flat(got)
-    assert len(expected) == len(got)
-    for e, g in zip(expected, got):
-        e = np.asarray(e.detach().numpy())
-        g = np.asarray(g.detach().numpy())
-        assert e.dtype == g.dtype and e.shape == g.shape
-        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6)
+_same = LP.assert_same_outputs
 
 
 @pytest.mark.parametrize("name", _run_cases())

@@ -89,6 +89,17 @@ class _Cursor:
         self.pos = m.end()
         return m.group(0)
 
+    def items(self, parse_one, close):
+        """``a, b, c<close>`` (possibly empty): the parsed items, the closing text consumed."""
+        out = []
+        if self.accept(close):
+            return out
+        while True:
+            out.append(parse_one())
+            if self.accept(close):
+                return out
+            self.expect(",")
+
     def rest_of_line(self):
         end = self.text.find("\n", self.pos)
         end = len(self.text) if end < 0 else end
@@ -174,29 +185,14 @@ class _Parser:
         return v
 
     def _value_list(self):
-        c = self.c
-        c.expect("(")
-        out = []
-        if not c.accept(")"):
-            while True:
-                out.append(self._use())
-                if c.accept(")"):
-                    break
-                c.expect(",")
-        return out
+        self.c.expect("(")
+        return self.c.items(self._use, ")")
 
     def type_(self):
         c = self.c
         c.skip_spaces()
         if c.accept("("):
-            elems = []
-            if not c.accept(")"):
-                while True:
-                    elems.append(self.type_())
-                    if c.accept(")"):
-                        break
-                    c.expect(",")
-            t = T.TupleType(elems)
+            t = T.TupleType(c.items(self.type_, ")"))
         elif c.peek("Dict("):
             c.expect("Dict(")
             key = self.type_()
@@ -367,20 +363,14 @@ class _Parser:
             c.pos += 1
 
     def _list(self):
-        c = self.c
-        c.expect("[")
-        out = []
-        if not c.accept("]"):
-            while True:
-                if c.peek('"'):
-                    out.append(self._string())
-                else:
-                    text = c.match(_NUMBER, "a list element")
-                    out.append(int(text) if re.fullmatch(r"-?\d+", text) else float(text))
-                if c.accept("]"):
-                    return out
-                c.expect(",")
-        return out
+        self.c.expect("[")
+        return self.c.items(self._list_item, "]")
+
+    def _list_item(self):
+        if self.c.peek('"'):
+            return self._string()
+        text = self.c.match(_NUMBER, "a list element")
+        return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
 
     def _tensor(self, typ):
         """A tensor attribute: ``{2}``, ``<Tensor>`` or at::print's text of a small tensor."""
