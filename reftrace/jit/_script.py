@@ -92,5 +92,11 @@ class ExecutorCode:
     def __call__(self, *args):
         return self._built()(*args)
 
-    def __getattr__(self, name):  # .source, .graph of the generated code
+    def __getattr__(self, name):  # .source of the generated code
+        if name.startswith("_"):  # (copy and pickle probe a fresh instance for these)
+            raise AttributeError(name)
         return getattr(self._built(), name)
+
+    def __deepcopy__(self, memo):
+        import copy
+        return ExecutorCode(copy.deepcopy(self.graph, memo), self.name)
