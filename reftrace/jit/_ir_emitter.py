@@ -34,8 +34,7 @@ from .ir import Graph, Value
 # builtins that traced code prints and reftrace's op table does not hold (the interpreter and the
 # generated code run them by kind): name -> [(kind, parameter types, return type)]
 _BUILTINS = {
-    "torch.size": [("aten::size", (T.TENSOR, T.IntType), T.IntType),
-                   ("aten::size", (T.TENSOR,), T.INT_LIST)],
+    "torch.size": [("aten::size", (T.TENSOR, T.IntType), T.IntType)],
     "torch.numel": [("aten::numel", (T.TENSOR,), T.IntType)],
     "ops.prim.NumToTensor": [("prim::NumToTensor", (T.IntType,), T.TENSOR),
                              ("prim::NumToTensor", (T.NumberType,), T.TENSOR)],
@@ -128,6 +127,10 @@ class FunctionEmitter:
             returned = self.statement(stmt)
         if not returned:
             g.register_output(self.constant(None, fdef))
+        actual = g.ret.inputs_[0].type_
+        if self.return_type is not None and not is_subtype(actual, self.return_type):
+            self.fail(fdef, f"Return value was annotated as having type {self.return_type} but is "
+                            f"actually of type {actual}")
         for v in self.loads:  # ConvertToSSA erases the loads; their names go with them
             g.set_debug_name(v, None)
         self._hoist_constants()

@@ -31,10 +31,13 @@ class RecursiveScriptModule(TracedModule):
     @property
     def forward(self):
         if "forward" not in self._type.methods:
-            raise AttributeError(f"'RecursiveScriptModule' object has no attribute 'forward'")
+            raise AttributeError("'RecursiveScriptModule' object has no attribute 'forward'")
         return _Method(self, "forward")
 
     def __call__(self, *args, **kwargs):
+        if "forward" not in self._type.methods:  # nn.Module's _forward_unimplemented
+            raise NotImplementedError(
+                'Module [RecursiveScriptModule] is missing the required "forward" function')
         return self.forward(*args, **kwargs)
 
 
@@ -49,6 +52,7 @@ def build_module(importer, obj, archived_object_type):
         if name not in state:
             raise RuntimeError(f"archive is inconsistent: the state of {ty} lacks its attribute '{name}'")
     for name, value in state.items():
+        _check_attribute(ty, name, value, archived_object_type)
         if isinstance(value, archived_object_type):
             module._modules[name] = build_module(importer, value, archived_object_type)
         elif name in params:
@@ -62,6 +66,29 @@ def build_module(importer, obj, archived_object_type):
         if "_compiled" not in graph.__dict__:  # (a class shared by several modules: once)
             graph.__dict__["_compiled"] = ExecutorCode(graph, name)
     return module
+
+
+def _check_attribute(ty, name, value, archived_object_type):
+    """The state of an untrusted file agrees with what its class declares."""
+    from ._types import ClassType, OptionalType, TensorType
+    from .._tensor import Tensor
+    declared = ty.attributes.get(name)
+    if declared is None:
+        raise RuntimeError(f"archive is inconsistent: {ty} declares no attribute '{name}'")
+    if isinstance(declared, OptionalType):
+        if value is None:
+            return
+        declared = declared.elem
+    if isinstance(declared, TensorType):
+        ok = isinstance(value, Tensor)
+    elif isinstance(declared, ClassType):
+        ok = isinstance(value, archived_object_type) and value.qualified_name == declared.qualified_name
+    else:
+        ok = {"bool": bool, "int": int, "float": float, "str": str, "NoneType": type(None)}.get(
+            str(declared), object) is type(value) or (str(declared) == "float" and type(value) is int)
+    if not ok:
+        raise RuntimeError(f"archive is inconsistent: attribute '{name}' of {ty} is declared "
+                           f"{declared} but holds a {type(value).__name__}")
 
 
 class ExecutorCode:
@@ -80,6 +107,10 @@ class ExecutorCode:
             from .codegen import CompiledGraph
             run = copy_graph(self.graph)
             for node in run:
+                if node.kind_ == "prim::Uninitialized":
+                    raise RuntimeError(
+                        f"{self.name}: cannot run uninitialized({node.outputs_[0].type_}): it stands "
+                        "for a value that scripted control flow defines, which traces never have")
                 if node.kind_ == "prim::Constant" and node.attrs and node.attrs.get("value", ("",))[0] == "t":
                     t = node.attrs["value"][1]
                     if t._array.ndim == 0 and t.device.type == "cpu":
