@@ -10,6 +10,7 @@ the same outputs (to 1e-6, same dtype and shape) on the same inputs.
 import io
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -246,3 +247,17 @@ def test_mutated_code_loads_or_is_refused_cleanly(seed):
             m(*LP.to_lib(reftrace, _arrays(golden[name]["inputs"])))
         except (RuntimeError, NotImplementedError):
             pass
+
+
+def test_a_missing_dimension_is_torch_s_runtime_error():
+    """A size read from a dimension the new input lacks: torch's interpreter raises RuntimeError
+    'Dimension out of range ...'; so do reftrace's generated code and interpreter."""
+    loaded = _golden_module("view_by_sizes")
+    message = "Dimension out of range (expected to be in range of [-1, 0], but got 1)"
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        loaded(reftrace.ones(3))
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        loaded.forward.run_interpreted(reftrace.ones(3))
+    if torch is not None:
+        with pytest.raises(RuntimeError, match=re.escape(message)):
+            torch.jit.load(os.path.join(GOLDEN_DIR, "view_by_sizes.pt"))(torch.ones(3))
