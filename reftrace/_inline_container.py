@@ -24,22 +24,48 @@ def _zip_error(where, exc):
 
 
 class ZipReader:
-    """The records of one torch zip archive, by name relative to its top-level folder."""
+    """The records of one torch zip archive, by name relative to its top-level folder.
+
+    The file is read record by record (a path is opened and kept open until ``close()``): a
+    storage is read straight into the array that will hold it, one copy from the file, as torch's
+    reader does."""
 
     def __init__(self, f, what="the file"):
         self.what = what
-        data = _read_all(f)
-        if not data.startswith(b"PK\x03\x04"):
-            if data[:2] == b"\x80\x02" or data[:1] == b"\x80":
+        self._own = None
+        if isinstance(f, (str, os.PathLike)):
+            self.fh = self._own = open(f, "rb")
+        elif isinstance(f, (bytes, bytearray, memoryview)):
+            self.fh = io.BytesIO(bytes(f))
+        elif hasattr(f, "read") and hasattr(f, "seek"):
+            self.fh = f
+        else:
+            raise TypeError(f"expected a path or a seekable binary file object, got {type(f).__name__}")
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self):
+        what = self.what
+        start = self.fh.seek(0, io.SEEK_CUR)
+        self.size = self.fh.seek(0, io.SEEK_END) - start
+        self.fh.seek(start)
+        magic = self.fh.read(4)
+        self.fh.seek(start)
+        if not isinstance(magic, bytes):
+            raise TypeError("the file object must be opened in binary mode")
+        if magic != b"PK\x03\x04":
+            if magic[:1] == b"\x80":
                 raise RuntimeError(
                     f"{what} is in torch's legacy (non-zip) format, which reftrace does not read: "
                     "the legacy format needs pickle's full object model. Re-save it with torch "
                     "(torch.save(torch.load(path), path) in an environment you trust).")
             raise RuntimeError(f"{what} is not a torch zip archive (it does not start with a zip "
                                "local file header)")
-        self.size = len(data)
         try:
-            self.zip = zipfile.ZipFile(io.BytesIO(data))
+            self.zip = zipfile.ZipFile(self.fh)
             infos = self.zip.infolist()
         except Exception as exc:  # zipfile raises many types for damaged directories
             raise _zip_error(what, exc) from None
@@ -47,6 +73,17 @@ class ZipReader:
             raise RuntimeError(f"{what} is an empty zip archive")
         self.prefix = self._check_names(infos)
         self.infos = {i.filename[len(self.prefix):]: i for i in infos}
+
+    def close(self):
+        if self._own is not None:
+            self._own.close()
+            self._own = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def _check_names(self, infos):
         names = [i.filename for i in infos]
@@ -86,20 +123,50 @@ class ZipReader:
     def size_of(self, name):
         return self.infos[name].file_size
 
-    def read(self, name, expected_size=None):
-        """The bytes of record ``name``; ``expected_size`` (if given) is checked against the
-        directory before reading, so a forged size never allocates."""
+    def _info(self, name, expected_size):
         info = self.infos.get(name)
         if info is None:
-            raise RuntimeError(f"{self.what} has no record {name!r} (is it a "
-                               f"{'TorchScript archive' if name == 'constants.pkl' else 'torch file'}?)")
+            raise RuntimeError(f"{self.what} has no record {name!r}")
         if expected_size is not None and info.file_size < expected_size:
             raise RuntimeError(f"{self.what}: record {name!r} holds {info.file_size} bytes but "
                                f"{expected_size} are needed")
+        return info
+
+    def read(self, name, expected_size=None):
+        """The bytes of record ``name``; ``expected_size`` (if given) is checked against the
+        directory before reading, so a forged size never allocates."""
+        info = self._info(name, expected_size)
         try:
             return self.zip.read(info)
         except Exception as exc:
             raise _zip_error(f"{self.what} (record {name!r})", exc) from None
+
+    def read_into(self, name, out):
+        """Fill the writable NumPy array ``out`` with the first ``out.nbytes`` bytes of record
+        ``name``: for a stored record (torch stores storages uncompressed) straight from the
+        file, with no intermediate copy and no CRC pass (torch's reader does not check it
+        either; sizes are checked, contents are data)."""
+        nbytes = out.nbytes
+        info = self._info(name, nbytes)
+        if info.compress_type != zipfile.ZIP_STORED or not hasattr(self.fh, "readinto"):
+            out.reshape(-1).view("u1")[:] = memoryview(self.read(name))[:nbytes]
+            return
+        self.fh.seek(info.header_offset)
+        header = self.fh.read(30)
+        if len(header) != 30 or header[:4] != b"PK\x03\x04":
+            raise RuntimeError(f"{self.what}: record {name!r} has no valid local header")
+        name_len, extra_len = struct.unpack("<HH", header[26:30])
+        local_name = self.fh.read(name_len)
+        if local_name.decode("utf-8", "replace") != info.filename and \
+                local_name.decode("cp437") != info.filename:
+            raise RuntimeError(f"{self.what}: record {name!r}'s local header names {local_name!r}")
+        start = info.header_offset + 30 + name_len + extra_len
+        if start + nbytes > self.size:
+            raise RuntimeError(f"{self.what}: record {name!r} runs past the end of the file")
+        self.fh.seek(start)
+        got = self.fh.readinto(memoryview(out.reshape(-1)).cast("B"))
+        if got != nbytes:
+            raise RuntimeError(f"{self.what}: record {name!r} is truncated")
 
     def read_text(self, name):
         data = self.read(name)
@@ -107,20 +174,6 @@ class ZipReader:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise RuntimeError(f"{self.what}: record {name!r} is not UTF-8 text") from None
-
-
-def _read_all(f):
-    if isinstance(f, (str, os.PathLike)):
-        with open(f, "rb") as fh:
-            return fh.read()
-    if isinstance(f, (bytes, bytearray, memoryview)):
-        return bytes(f)
-    if not hasattr(f, "read"):
-        raise TypeError(f"expected a path or a binary file object, got {type(f).__name__}")
-    data = f.read()
-    if not isinstance(data, (bytes, bytearray)):
-        raise TypeError("the file object must be opened in binary mode")
-    return bytes(data)
 
 
 def archive_name(f, default="archive"):

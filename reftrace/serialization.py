@@ -66,7 +66,7 @@ class StorageTable:
         if t.dtype not in STORAGE_NAMES:
             raise RuntimeError(f"cannot save a tensor of dtype {t.dtype}")
         flat, offset = _storage_array(t)
-        return ("storage", STORAGE_NAMES[t.dtype], key, str(t.device), int(flat.shape[0])), offset
+        return ("storage", STORAGE_NAMES[t.dtype], key, location_tag(t.device), int(flat.shape[0])), offset
 
     def storage_bytes(self):
         """(key, bytes) for each storage, in key order: little-endian, as torch writes them."""
@@ -76,6 +76,11 @@ class StorageTable:
             flat, _ = _storage_array(root)
             host = np.asarray(get_backend(root.device.type).to_host(flat))
             yield str(i), np.ascontiguousarray(host, dtype=host.dtype.newbyteorder("<")).tobytes()
+
+
+def location_tag(device):
+    """torch's location_tag: 'cpu', or 'cuda:<index>' (always with an index)."""
+    return "cpu" if device.type == "cpu" else f"{device.type}:{device.index or 0}"
 
 
 def serialization_id():
@@ -191,9 +196,11 @@ class StorageLoader:
                 f"{self.what}: storage record {name!r} holds {self.reader.size_of(name)} bytes "
                 f"but is declared as {numel} elements of {dtype} ({nbytes} bytes)")
         dev = resolve_location(location, self.map_location, self.what)
-        raw = self.reader.read(name, nbytes)
-        np_dtype = dtype.np.newbyteorder("<" if self.byteorder == "little" else ">")
-        arr = np.frombuffer(raw, dtype=np_dtype, count=numel).astype(dtype.np, copy=True)
+        # allocated only now: the record is known to hold nbytes
+        arr = np.empty(numel, dtype=dtype.np.newbyteorder("<" if self.byteorder == "little" else ">"))
+        self.reader.read_into(name, arr)
+        if arr.dtype != dtype.np:
+            arr = arr.astype(dtype.np)
         if dev.type != "cpu":
             arr = get_backend(dev.type).from_host(arr)
         root = _fresh(arr, dtype, dev)
@@ -265,10 +272,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if pickle_module is not None:
         raise RuntimeError("reftrace.load reads with its own unpickler; pickle_module is not supported")
     what = _describe_file(f)
-    reader = ZipReader(f, what)
-    if reader.has("constants.pkl") and reader.has("code/__torch__.py") or \
-            any(n.startswith("code/") for n in reader.names()):
-        raise RuntimeError(f"{what} is a TorchScript archive: load it with reftrace.jit.load")
-    check_version(reader, what)
-    byteorder = check_byteorder(reader, what)
-    return unpickle_record(reader, "data.pkl", "data", map_location, byteorder, what)
+    with ZipReader(f, what) as reader:
+        if reader.has("constants.pkl") or any(n.startswith("code/") for n in reader.names()):
+            raise RuntimeError(f"{what} is a TorchScript archive: load it with reftrace.jit.load")
+        check_version(reader, what)
+        byteorder = check_byteorder(reader, what)
+        return unpickle_record(reader, "data.pkl", "data", map_location, byteorder, what)

@@ -399,3 +399,37 @@ def test_mutation_fuzz(tmp_path, monkeypatch):
                 pytest.fail(f"{name}: {type(e).__name__}: {e}")
     assert outcomes["refused"] > 0
     assert os.listdir(tmp_path) == []
+
+
+def test_big_endian_records():
+    """byteorder 'big': storages are byte-swapped on reading (torch writes the record on
+    big-endian machines)."""
+    recs = _records(rt_save({"a": reftrace.arange(4.), "i": reftrace.tensor([1, -2])}))
+    recs["byteorder"] = b"big"
+    for key, dt in (("data/0", "<f4"), ("data/1", "<i8")):
+        recs[key] = np.frombuffer(recs[key], dt).astype(dt.replace("<", ">")).tobytes()
+    back = reftrace.load(io.BytesIO(_zip(recs)))
+    assert back["a"].tolist() == [0.0, 1.0, 2.0, 3.0] and back["i"].tolist() == [1, -2]
+
+
+def test_cuda_location_without_cuda():
+    recs = _records(rt_save({"a": reftrace.ones(2)}))
+    recs["data.pkl"] = recs["data.pkl"].replace(b"\x03\x00\x00\x00cpu", b"\x06\x00\x00\x00cuda:0")
+    data = _zip(recs)
+    from reftrace_backends import cuda_is_available
+    if not cuda_is_available():
+        with pytest.raises(RuntimeError, match="map_location=torch.device\\('cpu'\\)"):
+            reftrace.load(io.BytesIO(data))
+    assert reftrace.load(io.BytesIO(data), map_location="cpu")["a"].device.type == "cpu"
+
+
+def test_archive_storage_shorter_than_tensor():
+    """The same checks guard TorchScript archives (data/ and constants/)."""
+    recs = _records(_read(os.path.join(ARCHIVES, "nested_linear_twice.pt")))
+    recs["data/0"] = recs["data/0"][:4]
+    with pytest.raises(RuntimeError, match="storage record 'data/0' holds 4 bytes"):
+        read_torchscript_archive(_zip(recs))
+    recs = _records(_read(os.path.join(ARCHIVES, "simple_arith.pt")))
+    recs["constants.pkl"] = b"\x80\x02cos\nsystem\n."
+    with pytest.raises(RuntimeError, match="GLOBAL os.system"):
+        read_torchscript_archive(_zip(recs))

@@ -70,7 +70,11 @@ def read_torchscript_archive(f, map_location=None, _extra_files=None):
     imported, executed or written.
     """
     what = _ser._describe_file(f)
-    reader = ZipReader(f, what)
+    with ZipReader(f, what) as reader:
+        return _read(reader, what, map_location, _extra_files)
+
+
+def _read(reader, what, map_location, _extra_files):
     if not reader.has("data.pkl"):
         raise RuntimeError(f"{what} is not a TorchScript archive: it has no data.pkl record")
     if not reader.has("constants.pkl") or not any(n.startswith("code/") for n in reader.names()):
