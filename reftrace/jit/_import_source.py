@@ -26,12 +26,12 @@ control flow (``if``, loops: torch's prim::If / prim::Loop) and anything else is
 ``RuntimeError`` naming the construct and its line.
 
 Each class's declarations give its type (attributes, ``__parameters__``, ``__buffers__``);
-each method (and each free function one calls) is compiled at load by ``_ir_emitter.FunctionEmitter``.
+each method is checked at load and emitted on first use by ``_ir_emitter.FunctionEmitter``.
 """
 import ast
 
 from . import _types as T
-from ._ir_emitter import FunctionEmitter, _dotted, _where
+from ._ir_emitter import FunctionEmitter, _dotted, _where, check_statements
 
 
 _SIMPLE_TYPES = {"Tensor": T.TENSOR, "int": T.IntType, "float": T.FloatType, "bool": T.BoolType,
@@ -106,11 +106,14 @@ class SourceImporter:
                                    "is not part of the class declarations traced modules save")
         return ty
 
-    def compile_methods(self, ty):
-        """Every method of the class, in source order, as graphs in ``ty.methods``."""
-        for name, fdef in self.info[ty].methods.items():
-            if name not in ty.methods:
-                ty.methods[name] = FunctionEmitter(self, fdef, ty).emit()
+    def compile_methods(self, ty, on_emit=None):
+        """The class's methods as ``ty.methods``: every name at once (its statements checked),
+        each graph emitted when it is first used (``on_emit(name, graph)`` then)."""
+        if not isinstance(ty.methods, LazyMethods):
+            defs = self.info[ty].methods
+            for fdef in defs.values():
+                check_statements(fdef)
+            ty.methods = LazyMethods(self, ty, defs, on_emit)
         return ty
 
     def function_type(self, qualified):
@@ -148,6 +151,34 @@ class SourceImporter:
         if name is not None and name.startswith("__torch__."):
             return self.class_type(name)
         raise RuntimeError(f"unsupported type annotation {ast.unparse(expr)!r} ({_where(expr)})")
+
+
+class LazyMethods(dict):
+    """A loaded class's ``methods`` (name -> Graph, as ``ClassType.methods``): all names from the
+    start, in source order; a graph is emitted on first use (a load emits none, so loading a large
+    model costs its parsing, not its compilation)."""
+
+    def __init__(self, importer, ty, defs, on_emit):
+        super().__init__((name, None) for name in defs)
+        self._importer, self._ty, self._defs, self._on_emit = importer, ty, defs, on_emit
+
+    def __getitem__(self, name):
+        graph = dict.__getitem__(self, name)
+        if graph is None:
+            graph = FunctionEmitter(self._importer, self._defs[name], self._ty).emit()
+            dict.__setitem__(self, name, graph)
+            if self._on_emit is not None:
+                self._on_emit(name, graph)
+        return graph
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+    def values(self):
+        return [self[name] for name in self]
+
+    def items(self):
+        return [(name, self[name]) for name in self]
 
 
 def _annotation_assign(stmt):

@@ -51,6 +51,28 @@ _IMPLICIT = {"number": ("aten::ScalarImplicit", T.NumberType),
              "int": ("aten::IntImplicit", T.IntType), "float": ("aten::FloatImplicit", T.FloatType)}
 
 
+# the statements a traced program's code never has
+_REFUSED = {ast.If: "an if statement (prim::If)", ast.For: "a for loop (prim::Loop)",
+            ast.While: "a while loop (prim::Loop)", ast.With: "a with statement",
+            ast.Raise: "raise (prim::RaiseException)", ast.Assert: "assert", ast.Try: "try",
+            ast.Delete: "del", ast.AugAssign: "an augmented assignment"}
+_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.Return, ast.Expr, ast.Pass)
+
+
+def refuse_statement(fdef, stmt):
+    what = _REFUSED.get(type(stmt), type(stmt).__name__)
+    raise RuntimeError(f"{fdef.name} ({_where(stmt)}): {what} is scripted control flow or code not "
+                       "produced by tracing; reftrace loads traced programs only")
+
+
+def check_statements(fdef):
+    """Refuse, before anything is emitted, a function whose body has a statement traced code
+    never has (the emitter refuses the same when it reaches it)."""
+    for stmt in fdef.body:
+        if not isinstance(stmt, _STATEMENTS):
+            refuse_statement(fdef, stmt)
+
+
 def meaningful_name(name):
     """ir_emitter.cpp meaningfulName: the names the printer makes up (``_0``, ``_1``) are not
     kept as debug names; every other name is (``_foo`` included)."""
@@ -183,13 +205,7 @@ class FunctionEmitter:
             return False
         if isinstance(stmt, ast.Pass):
             return False
-        construct = {ast.If: "an if statement (prim::If)", ast.For: "a for loop (prim::Loop)",
-                     ast.While: "a while loop (prim::Loop)", ast.With: "a with statement",
-                     ast.Raise: "raise (prim::RaiseException)", ast.Assert: "assert",
-                     ast.Try: "try", ast.Delete: "del", ast.AugAssign: "an augmented assignment"}
-        what = construct.get(type(stmt), type(stmt).__name__)
-        self.fail(stmt, f"{what} is scripted control flow or code not produced by tracing; "
-                        "reftrace loads traced programs only")
+        refuse_statement(self.fdef, stmt)
 
     def assign(self, target, value, stmt):
         if isinstance(target, ast.Name):
@@ -290,10 +306,10 @@ class FunctionEmitter:
 
     # -- expressions --------------------------------------------------------------------------
     def expr(self, e):
-        method = getattr(self, "expr_" + type(e).__name__, None)
+        method = _EXPRESSIONS.get(type(e))
         if method is None:
             self.fail(e, f"{type(e).__name__} expressions ({ast.unparse(e)!r}) are not part of traced code")
-        return method(e)
+        return method(self, e)
 
     def expr_Name(self, e):
         name = e.id
@@ -569,6 +585,7 @@ class FunctionEmitter:
         """tryMatchSchema: positional then keyword arguments, defaults inserted as constants.
         Returns the input values, or None when the schema does not fit (``dry``: build nothing)."""
         params = ov.schema.arguments
+        wanted = _wanted_types(ov)
         n_pos = ov.n_positional
         if len(args) > n_pos:
             return None
@@ -591,7 +608,7 @@ class FunctionEmitter:
                 continue
             else:
                 return None
-            want = schema_type(p.type)
+            want = wanted[i]
             if p.type.is_list and p.type.list_size is not None and v.type_ is T.IntType:
                 # a single int for int[N] (broadcasting list): N copies in a list
                 if dry:
@@ -620,17 +637,15 @@ class FunctionEmitter:
         """tryConvertToType then the subtype test: the value to pass, or None when it does not fit."""
         t = v.type_
         if isinstance(want, T.OptionalType) and t is not T.NoneType and not isinstance(t, T.OptionalType):
-            inner = self.convert(v, want.elem, allow, e, dry)
-            return inner
+            return self.convert(v, want.elem, allow, e, dry)
         if allow:
             kind = None
             if isinstance(t, T.TensorType):
-                kind = {T.FloatType: "aten::FloatImplicit", T.IntType: "aten::IntImplicit",
-                        T.NumberType: "aten::ScalarImplicit"}.get(want)
+                kind = _TENSOR_TO_NUMBER.get(id(want))
             elif t is T.NumberType:
-                kind = {T.FloatType: "aten::Float", T.IntType: "aten::Int"}.get(want)
+                kind = _NUMBER_TO.get(id(want))
             elif t is T.BoolType:
-                kind = {T.FloatType: "aten::Float", T.IntType: "aten::Int", T.NumberType: "aten::Int"}.get(want)
+                kind = _BOOL_TO.get(id(want))
             if kind is not None:
                 if dry:
                     return True
@@ -639,6 +654,33 @@ class FunctionEmitter:
         if is_subtype(t, want):
             return True if dry else v
         return None
+
+
+# tryConvertToType's implicit conversions, by the wanted type (its identity: types are singletons)
+_TENSOR_TO_NUMBER = {id(T.FloatType): "aten::FloatImplicit", id(T.IntType): "aten::IntImplicit",
+                     id(T.NumberType): "aten::ScalarImplicit"}
+_NUMBER_TO = {id(T.FloatType): "aten::Float", id(T.IntType): "aten::Int"}
+_BOOL_TO = {id(T.FloatType): "aten::Float", id(T.IntType): "aten::Int", id(T.NumberType): "aten::Int"}
+
+# FunctionEmitter.expr's dispatch: ast node class -> FunctionEmitter.expr_<Class>
+_EXPRESSIONS = {getattr(ast, name[len("expr_"):]): fn for name, fn in vars(FunctionEmitter).items()
+                if name.startswith("expr_")}
+
+_WANTED = {}
+
+
+def _wanted_types(ov):
+    """The TorchScript type each schema argument wants (None: a type reftrace cannot match)."""
+    types = _WANTED.get(ov)
+    if types is None:
+        types = []
+        for a in ov.schema.arguments:
+            try:
+                types.append(schema_type(a.type))
+            except RuntimeError:
+                types.append(T.GeneratorType)  # matched by nothing traced code passes
+        types = _WANTED[ov] = tuple(types)
+    return types
 
 
 def _real_literal(e):

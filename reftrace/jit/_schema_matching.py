@@ -15,6 +15,8 @@ _SCHEMA_BASE = {"Tensor": T.TENSOR, "int": T.IntType, "SymInt": T.IntType, "Scal
 
 def is_subtype(a, b):
     """Type::isSubtypeOf for the types traced code has (lists and dicts are invariant)."""
+    if a is b:
+        return True
     if isinstance(b, T.TensorType):
         return isinstance(a, T.TensorType)
     if isinstance(b, T.OptionalType):

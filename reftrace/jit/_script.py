@@ -61,11 +61,12 @@ def build_module(importer, obj, archived_object_type):
             module._buffers[name] = value
         else:
             object.__setattr__(module, name, value)  # training, _is_full_backward_hook, ...
-    importer.compile_methods(ty)
-    for name, graph in ty.methods.items():
-        if "_compiled" not in graph.__dict__:  # (a class shared by several modules: once)
-            graph.__dict__["_compiled"] = ExecutorCode(graph, name)
+    importer.compile_methods(ty, _attach_executor)
     return module
+
+
+def _attach_executor(name, graph):
+    graph.__dict__["_compiled"] = ExecutorCode(graph, name)
 
 
 def _check_attribute(ty, name, value, archived_object_type):
