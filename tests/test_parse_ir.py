@@ -13,6 +13,7 @@ import pytest
 
 import reftrace
 import load_programs as LP
+import module_cases as MC
 import tracer_cases as TC
 from reftrace.jit.interpreter import Interpreter
 from reftrace.jit.codegen import compiled
@@ -51,6 +52,15 @@ def test_printed_graph_round_trips_with_source_locations(name):
     src, spec, kw = TC.CASES[name]
     g = TC.trace_case(reftrace, name, src, spec, kw).graph
     assert canonical(str(reftrace.jit.parse_ir(str(g), parse_tensor_constants=True))) == canonical(str(g))
+
+
+@pytest.mark.parametrize("name", sorted(MC.CASES))
+def test_module_graphs_round_trip_with_source_locations(name):
+    module, inputs = MC.load_module(reftrace, name)
+    traced = reftrace.jit.trace(module, inputs, check_trace=False, **MC.CASES[name][2])
+    for g in [traced.graph, traced.inlined_graph] + [m.graph for _, m in traced.named_children()
+                                                     if m._c._has_method("forward")]:
+        assert canonical(str(reftrace.jit.parse_ir(str(g), parse_tensor_constants=True))) == canonical(str(g))
 
 
 def _run_cases():
