@@ -263,3 +263,11 @@ def test_a_missing_dimension_is_torch_s_runtime_error():
     if torch is not None:
         with pytest.raises(RuntimeError, match=re.escape(message)):
             torch.jit.load(os.path.join(GOLDEN_DIR, "view_by_sizes.pt"))(torch.ones(3))
+
+
+def test_forward_takes_keyword_arguments_by_the_archived_names():
+    loaded = _golden_module("simple_arith")
+    x, y = reftrace.ones(2, 3), reftrace.full((2, 3), 2.0)
+    assert loaded(x, y=y).tolist() == loaded(x, y).tolist() == [[4.0] * 3] * 2
+    with pytest.raises(TypeError, match="forward\\(\\) is missing value for argument 'y'"):
+        loaded(x, z=y)

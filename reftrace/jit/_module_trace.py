@@ -244,8 +244,10 @@ class _Method:
 def keyword_arguments(graph, args, kwargs, skip=0):
     """Match keyword arguments to the graph's inputs by name (a traced method's schema takes
     its arguments' names from the traced function's parameters)."""
-    names = [v.name.rsplit(".", 1)[0] if v.name and v.name.rsplit(".", 1)[-1].isdigit() else v.name
-             for v in graph.param.outputs_[skip:]]
+    names = graph.__dict__.get("argument_names")  # a loaded method's def names them
+    names = names[skip:] if names is not None else [
+        v.name.rsplit(".", 1)[0] if v.name and v.name.rsplit(".", 1)[-1].isdigit() else v.name
+        for v in graph.param.outputs_[skip:]]
     args = list(args)
     for name in names[len(args):]:
         if name not in kwargs:
