@@ -185,18 +185,18 @@ def archive_name(f, default="archive"):
 
 
 class ZipWriter:
-    """Collects records, then writes them (in the order given) as torch's writer does."""
+    """Collects records (bytes, or buffers such as a storage's memory, not copied), then writes
+    them in the order given, as torch's writer does, straight into the target file."""
 
     def __init__(self, name):
         self.name = name
         self.records = []
 
     def write(self, record, data, compress=False):
-        self.records.append((record, bytes(data), compress))
+        self.records.append((record, data, compress))
 
-    def to_bytes(self):
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w") as z:
+    def _write_to(self, fh):
+        with zipfile.ZipFile(fh, "w") as z:
             for record, data, compress in self.records:
                 info = zipfile.ZipInfo(f"{self.name}/{record}", date_time=(1980, 1, 1, 0, 0, 0))
                 info.create_system = 0
@@ -204,17 +204,22 @@ class ZipWriter:
                     info.compress_type = zipfile.ZIP_DEFLATED
                 else:
                     info.compress_type = zipfile.ZIP_STORED
-                    info.extra = _padding(buf.tell(), len(info.filename.encode("utf-8")))
+                    info.extra = _padding(fh.tell(), len(info.filename.encode("utf-8")))
                 z.writestr(info, data)
+
+    def to_bytes(self):
+        buf = io.BytesIO()
+        self._write_to(buf)
         return buf.getvalue()
 
     def save(self, f):
-        data = self.to_bytes()
         if isinstance(f, (str, os.PathLike)):
             with open(f, "wb") as fh:
-                fh.write(data)
-        else:
-            f.write(data)
+                self._write_to(fh)
+        elif getattr(f, "seekable", lambda: False)():
+            self._write_to(f)
+        else:  # a stream: assemble in memory (the zip directory needs offsets)
+            f.write(self.to_bytes())
 
 
 def _padding(offset, name_len):

@@ -27,6 +27,7 @@ class Pickler:
         self.memo = {}       # id(obj) -> memo index (objects are kept alive by `kept`)
         self.kept = []
         self.globals = {}    # "module name" -> memo index
+        self.open_tuples = set()  # tuples being written (memoized only once complete)
 
     def dump(self, obj):
         self.out += b"\x80\x02"
@@ -37,6 +38,7 @@ class Pickler:
             if kind == "raw":
                 self.out += x
             elif kind == "memo":
+                self.open_tuples.discard(id(x))
                 self._put(x)
             else:
                 self._save(x, stack)
@@ -152,6 +154,9 @@ class Pickler:
         if not obj:
             self.out += b")"
             return
+        if id(obj) in self.open_tuples:
+            raise ValueError("cannot save a tuple that contains itself (through a list or dict)")
+        self.open_tuples.add(id(obj))
         # elements first, then TUPLE1/2/3 or MARK ... TUPLE; memoized after (tuples are immutable)
         if len(obj) <= 3:
             stack += [("memo", obj), ("raw", b"\x85\x86\x87"[len(obj) - 1:len(obj)])]
@@ -187,7 +192,7 @@ class Pickler:
         self._small_int_tuple(t.stride())
         self.out += b"\x88" if (t.requires_grad and not is_param) else b"\x89"
         self._global("collections", "OrderedDict")
-        self.out += b")Rt" + b"R"
+        self.out += b")RtR"
         if is_param:
             self.out += b"\x88" if t.requires_grad else b"\x89"
             self._global("collections", "OrderedDict")

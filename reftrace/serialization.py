@@ -19,6 +19,7 @@ running the file's pickle with Python's full object model: reftrace refuses it.
 """
 import os
 import random
+import warnings
 
 import numpy as np
 
@@ -75,7 +76,8 @@ class StorageTable:
         for i, root in enumerate(self.roots):
             flat, _ = _storage_array(root)
             host = np.asarray(get_backend(root.device.type).to_host(flat))
-            yield str(i), np.ascontiguousarray(host, dtype=host.dtype.newbyteorder("<")).tobytes()
+            host = np.ascontiguousarray(host, dtype=host.dtype.newbyteorder("<"))
+            yield str(i), memoryview(host.reshape(-1)).cast("B")  # written without a copy
 
 
 def location_tag(device):
@@ -262,9 +264,11 @@ def _describe_file(f):
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
-    """torch.load with ``weights_only=True``: tensors, state dicts, and nested containers of
-    tensors and Python scalars from a file torch (or reftrace.save) wrote."""
-    if not weights_only:
+    """torch.load with ``weights_only=True`` (torch 2.13's default, also when None): tensors,
+    state dicts, and nested containers of tensors and Python scalars from a file torch (or
+    reftrace.save) wrote. ``mmap`` is accepted and ignored: storages are always read into memory
+    (a mapped file changed under the loader would crash it)."""
+    if weights_only is False:  # None is torch 2.13's default, which means True
         raise RuntimeError(
             "reftrace.load reads only what torch.load(weights_only=True) reads: weights_only=False "
             "would execute the file's pickle (arbitrary code). Load such files with torch in an "
@@ -273,8 +277,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         raise RuntimeError("reftrace.load reads with its own unpickler; pickle_module is not supported")
     what = _describe_file(f)
     with ZipReader(f, what) as reader:
-        if reader.has("constants.pkl") or any(n.startswith("code/") for n in reader.names()):
-            raise RuntimeError(f"{what} is a TorchScript archive: load it with reftrace.jit.load")
+        if reader.has("constants.pkl"):  # torch's _is_torchscript_zip
+            warnings.warn("'torch.load' received a zip file that looks like a TorchScript archive "
+                          "dispatching to 'torch.jit.load' (call 'torch.jit.load' directly to "
+                          "silence this warning)", UserWarning, stacklevel=2)
+            raise RuntimeError("Cannot use ``weights_only=True`` with TorchScript archives passed "
+                               "to ``torch.load``. reftrace reads TorchScript archives (as data, "
+                               "never executing them) with reftrace.jit.load.")
         check_version(reader, what)
         byteorder = check_byteorder(reader, what)
         return unpickle_record(reader, "data.pkl", "data", map_location, byteorder, what)

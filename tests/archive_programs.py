@@ -98,11 +98,15 @@ def _trace_module(lib):
     return traced, inputs
 
 
-def _callee(lib):
-    namespace = {"torch": lib, "__name__": "__main__"}
-    exec(compile(CALLEE, "<callee>", "exec"), namespace)
-    inputs = make_inputs(lib, (("tensor", (3,), "float32"), ("tensor", (3,), "float32")))
-    return lib.jit.trace(namespace["fn"], inputs, check_trace=False), inputs
+def _callee(module_name):
+    """A traced function calling a traced function; the callee is qualified by the module
+    that defines it (``__torch__.inner``, ``__torch__.helpers.ops.inner``)."""
+    def trace(lib):
+        namespace = {"torch": lib, "__name__": module_name}
+        exec(compile(CALLEE, "<callee>", "exec"), namespace)
+        inputs = make_inputs(lib, (("tensor", (3,), "float32"), ("tensor", (3,), "float32")))
+        return lib.jit.trace(namespace["fn"], inputs, check_trace=False), inputs
+    return trace
 
 
 def all_programs():
@@ -115,7 +119,8 @@ def all_programs():
     for filename in ("mlp.py", "lenet.py", "attention.py"):
         out["examples/" + filename] = Program("examples/" + filename, _example(filename))
     out["trace_module/methods_and_callee"] = Program("trace_module", _trace_module)
-    out["callee/function"] = Program("callee", _callee)
+    out["callee/function"] = Program("callee", _callee("__main__"))
+    out["callee/other_module"] = Program("callee", _callee("helpers.ops"))
     return out
 
 

@@ -150,14 +150,14 @@ def test_extra_files_and_path(tmp_path):
     recs = archive_records(path.read_bytes())
     assert recs["extra/meta.json"] == b'{"a": 1}' and recs["extra/note.txt"] == b"hi"
     assert zipfile.ZipFile(path).namelist()[0].startswith("model/")  # torch names the folder after the file
-    extra = {"meta.json": ""}
+    extra = {"meta.json": "", "absent": "x"}
     archive = read_torchscript_archive(str(path), _extra_files=extra)
-    assert extra == {"meta.json": b'{"a": 1}'}
-    torch = importorskip_torch()
-    t_extra = {"meta.json": ""}
-    torch.jit.load(str(path), _extra_files=t_extra)
-    assert t_extra["meta.json"] == b'{"a": 1}'
+    assert extra == {"meta.json": b'{"a": 1}', "absent": b""}
     assert archive.data.qualified_name == "__torch__.PlaceholderModule"
+    torch = importorskip_torch()
+    t_extra = {"meta.json": "", "absent": "x"}
+    torch.jit.load(str(path), _extra_files=t_extra)
+    assert t_extra == extra
 
 
 def test_records_are_aligned_and_stored():

@@ -201,6 +201,7 @@ def test_unknown_global_never_imported_or_called(tmp_path):
 def test_weights_only_false_is_refused():
     with pytest.raises(RuntimeError, match="weights_only=False"):
         reftrace.load(io.BytesIO(rt_save({})), weights_only=False)
+    assert reftrace.load(io.BytesIO(rt_save({"a": 1})), weights_only=None) == {"a": 1}
 
 
 @pytest.mark.parametrize("pkl, message", [
@@ -319,7 +320,8 @@ def test_truncated_files():
 
 
 def test_torchscript_archive_is_not_a_state_dict():
-    with pytest.raises(RuntimeError, match="TorchScript archive: load it with reftrace.jit.load"):
+    with pytest.warns(UserWarning, match="looks like a TorchScript archive"), \
+            pytest.raises(RuntimeError, match="Cannot use ``weights_only=True`` with TorchScript archives"):
         reftrace.load(os.path.join(ARCHIVES, "simple_arith.pt"))
     with pytest.raises(RuntimeError, match="not a TorchScript archive"):
         read_torchscript_archive(TORCH_SAVE)
@@ -433,3 +435,17 @@ def test_archive_storage_shorter_than_tensor():
     recs["constants.pkl"] = b"\x80\x02cos\nsystem\n."
     with pytest.raises(RuntimeError, match="GLOBAL os.system"):
         read_torchscript_archive(_zip(recs))
+
+
+def test_shared_and_self_referencing_containers():
+    shared, t = [1], reftrace.ones(2)
+    loop = [shared]
+    loop.append(loop)
+    back = reftrace.load(io.BytesIO(rt_save({"a": shared, "b": shared, "loop": loop, "t1": t, "t2": t,
+                                             "long": tuple(range(5))})))
+    assert back["a"] is back["b"] and back["loop"][1] is back["loop"] and back["t1"] is back["t2"]
+    assert back["long"] == (0, 1, 2, 3, 4)
+    tup = ([],)
+    tup[0].append(tup)
+    with pytest.raises(ValueError, match="tuple that contains itself"):
+        reftrace.save(tup, io.BytesIO())

@@ -71,21 +71,6 @@ class _Deps:
             self.items.append(item)
 
 
-class _DepsList(list):
-    """What a printer appends called functions to: forwards them to the shared _Deps."""
-
-    def __init__(self, deps):
-        super().__init__()
-        self.deps = deps
-
-    def append(self, function_type):
-        self.deps.add(_function_qualified_name(function_type), function_type)
-
-
-def _function_qualified_name(function_type):
-    return function_type.qualified_name  # set by every traced function (TracedFunction)
-
-
 def _attribute_annotation(name, t):
     if name == "_is_full_backward_hook":
         return "Optional[bool]"
@@ -93,7 +78,11 @@ def _attribute_annotation(name, t):
 
 
 class ScriptModuleSerializer:
-    def __init__(self):
+    """One archive's printing session. ``classes`` maps each module class type of the saved
+    module tree to its _Class (empty for a saved function)."""
+
+    def __init__(self, classes):
+        self.classes = classes
         self.constants = []
         self.files = {}          # qualifier -> PythonPrinter, in order of first use
         self.deps = _Deps()
@@ -102,8 +91,9 @@ class ScriptModuleSerializer:
     def _printer(self, qualifier):
         p = self.files.get(qualifier)
         if p is None:
-            p = self.files[qualifier] = PythonPrinter(self.constants)
-            p.deps = _DepsList(self.deps)
+            # a called function's type carries its qualified name (set by TracedFunction)
+            p = self.files[qualifier] = PythonPrinter(
+                self.constants, lambda fn: self.deps.add(fn.qualified_name, fn))
         return p
 
     def convert_types(self, root):
@@ -118,7 +108,7 @@ class ScriptModuleSerializer:
             qualifier, _, name = item.qualified_name.rpartition(".")
             self._print_class(self._printer(qualifier), item, name)
         else:  # a traced function called from the code
-            qualifier, _, name = _function_qualified_name(item).rpartition(".")
+            qualifier, _, name = item.qualified_name.rpartition(".")
             self.graphs.append(item.callee)
             self._printer(qualifier).print_function(item.callee, name)
 
@@ -146,7 +136,7 @@ class ScriptModuleSerializer:
         while stack:
             t = stack.pop()
             if isinstance(t, T.ClassType):
-                self.deps.add(t.qualified_name, self._submodule_classes[t])
+                self.deps.add(t.qualified_name, self.classes[t])
                 stack.extend(reversed(list(t.attributes.values())))
 
     def code_files(self):
@@ -192,19 +182,20 @@ def save(m, f, _extra_files=None):
     file ``f`` as a TorchScript archive torch 2.13's torch.jit.load reads."""
     from .traced import TracedFunction
     from ._module_trace import TracedModule
-    serializer = ScriptModuleSerializer()
     if isinstance(m, TracedFunction):
+        # ScriptFunction.save: the function is the forward of a placeholder module
+        classes = {}
         root = _Class(PLACEHOLDER, {"training": T.BoolType}, {"forward": m.graph},
                       function_as_method=True)
-        serializer._submodule_classes = {}
         data = ArchivedObject(PLACEHOLDER, {"training": True})
     elif isinstance(m, TracedModule):
-        serializer._submodule_classes = _submodule_classes(m, {})
-        root = serializer._submodule_classes[m._type]
+        classes = _submodule_classes(m, {})
+        root = classes[m._type]
         data = _module_object(m)
     else:
         raise TypeError(f"reftrace.jit.save saves traced functions and traced modules "
                         f"(what reftrace.jit.trace returns), not {type(m).__name__}")
+    serializer = ScriptModuleSerializer(classes)
     serializer.convert_types(root)
     code = list(serializer.code_files())
 

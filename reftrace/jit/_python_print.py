@@ -202,13 +202,15 @@ class PythonPrinter:
     """One printing session (torch's PythonPrint): a constant table shared by every function
     printed with it, and per-function name and expression tables."""
 
-    def __init__(self, constants=None):
+    def __init__(self, constants=None, register_dependency=None):
         # CONSTANTS.c<i> -> tensor (or non-ASCII string); an archive shares one table among
         # the printers of all its files
         self.constants = [] if constants is None else constants
         self.next_id = {}          # genName's suffix counters; torch keeps them across functions
         self.lines = []
-        self.deps = []             # called functions' types, in the order they are printed
+        # registerDependency: told of each called function's type as it is printed (an archive
+        # prints those functions too)
+        self.register_dependency = register_dependency or (lambda function_type: None)
 
     def text(self):
         return "".join(self.lines)
@@ -436,8 +438,7 @@ class PythonPrinter:
     def _constant(self, node):
         out_type = node.outputs_[0].type_
         if type(out_type).__name__ == "FunctionType":  # the callee of a prim::CallFunction
-            if all(d is not out_type for d in self.deps):
-                self.deps.append(out_type)
+            self.register_dependency(out_type)
             return _function_constant(node, out_type)
         kind, v = constant_value(node)
         if kind == "None":

@@ -62,7 +62,8 @@ def read_torchscript_archive(f, map_location=None, _extra_files=None):
 
     ``f`` is a path, a binary file object or bytes. ``map_location`` is as torch.jit.load's
     (None, a device or string, or a dict {saved location: new location}). ``_extra_files``, if
-    a dict, is filled in place with the bytes of the named ``extra/`` records (as torch does).
+    a dict, is filled in place with the bytes of the named ``extra/`` records, ``b''`` for a
+    name the archive lacks (as torch does).
 
     Every problem with an untrusted file (not a zip, truncated, path traversal in names, storages
     shorter than their tensors, declared sizes larger than the file, pickle globals or opcodes
@@ -103,7 +104,6 @@ def _read(reader, what, map_location, _extra_files):
             if wanted is None or key in wanted:
                 extra[key] = reader.read(name)
     if _extra_files is not None:
-        for key in wanted:
-            if key in extra:
-                _extra_files[key] = extra[key]
+        for key in wanted:  # torch gives a name the archive lacks b''
+            _extra_files[key] = extra.get(key, b"")
     return Archive(data, constants, code, extra, version, reader.prefix.rstrip("/"))
