@@ -81,6 +81,8 @@ def test_parameters_buffers_and_training_as_torch_loads_them():
     assert [n for n, _ in theirs.named_buffers()] == [n for n, _ in ours.named_buffers()]
     assert ours.training == theirs.training and ours.bn.training == theirs.bn.training
     assert ours.conv.weight is ours.state_dict(keep_vars=True)["conv.weight"]
+    # outputs computed from parameters that require grad require grad (the grad path of codegen)
+    assert ours(*LP.to_lib(reftrace, arrays)).requires_grad == theirs(*LP.to_lib(torch, arrays)).requires_grad
 
 
 def test_eval_and_train_switch_every_submodule():
