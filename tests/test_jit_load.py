@@ -273,3 +273,11 @@ def test_forward_takes_keyword_arguments_by_the_archived_names():
     assert loaded(x, y=y).tolist() == loaded(x, y).tolist() == [[4.0] * 3] * 2
     with pytest.raises(TypeError, match="forward\\(\\) is missing value for argument 'y'"):
         loaded(x, z=y)
+
+
+def test_older_archives_preamble_is_accepted_and_nothing_is_imported():
+    """torch 1.x put `op_version_set = N` and `import __torch__...` lines before the classes:
+    accepted as text, nothing imported."""
+    loaded = reftrace.jit.load(_archive_with_code(
+        "op_version_set = 1\nimport __torch__\nimport os\n" + HEAD + "    return torch.add(x, y)\n"))
+    assert loaded(reftrace.ones(2), reftrace.ones(2)).tolist() == [2.0, 2.0]

@@ -190,7 +190,11 @@ def _annotation_assign(stmt):
 
 
 def _is_import_stub(stmt):
-    return isinstance(stmt, (ast.Import, ast.ImportFrom))  # old archives begin with `import __torch__`
+    """What older archives put before their classes: ``op_version_set = 1``, ``import __torch__``."""
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return True
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == "op_version_set" and isinstance(stmt.value, ast.Constant))
 
 
 def _qualifier(path):
