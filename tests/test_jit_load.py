@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - torch-free CI
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN_DIR = os.path.join(HERE, "data", "archives", "load")
-NAMES = [name for name, _, _, _ in LP.programs(reftrace)]
+NAMES = LP.names()
 
 canonical, flat, assert_same_outputs = LP.canonical, LP.flat, LP.assert_same_outputs
 
@@ -60,10 +60,11 @@ def test_torch_archive_loads_as_torch_loads_it(name):
     theirs = torch.jit.load(io.BytesIO(data))
     ours = reftrace.jit.load(io.BytesIO(data))
     for (qual, t_mod), (_, r_mod) in zip(scripted_modules(theirs), scripted_modules(ours)):
-        if not t_mod._c._has_method("forward"):
-            continue
-        assert r_mod.code == t_mod.code, qual
-        assert canonical(r_mod.graph.str(False)) == canonical(t_mod.graph.str(False)), qual
+        assert r_mod._method_names() == t_mod._c._method_names(), qual
+        for method in r_mod._method_names():
+            t_method, r_method = t_mod._c._get_method(method), r_mod._get_method(method)
+            assert r_method.code == t_method.code, (qual, method)
+            assert canonical(r_method.graph.str(False)) == canonical(t_method.graph.str(False)), (qual, method)
     assert canonical(ours.inlined_graph.str(False)) == canonical(theirs.inlined_graph.str(False))
     assert repr(ours) == repr(theirs)
     assert list(ours.state_dict()) == list(theirs.state_dict())
@@ -113,7 +114,10 @@ def test_reftrace_archive_round_trip(name):
         assert_same_outputs(traced(*LP.to_lib(reftrace, arrays)), loaded(*LP.to_lib(reftrace, arrays)))
     if torch is not None:
         theirs = torch.jit.load(io.BytesIO(torch_archive(name)[0]))
-        assert loaded.code == theirs.code
+        # (a name torch mangled because this process traced it before is process history that
+        # changes the layout: tests/test_jit_save.py compares those in fresh processes)
+        if "___torch_mangle" not in theirs.code:
+            assert loaded.code == theirs.code
 
 
 # -- golden archives written by torch (tests/gen_load_golden.py) -----------------------------------------
