@@ -1,9 +1,9 @@
 """``reftrace.jit.load``: torch.jit.load (torch/jit/_serialization.py) without torch.
 
 The archive's files are read by ``_serialization.read_torchscript_archive`` (a restricted
-unpickler: tensors, the module tree, no code); its ``code/`` sources are parsed and resolved by
-``_import_source.py`` (never executed); the module tree becomes ``RecursiveScriptModule``s
-(``_script.py``).
+unpickler: tensors, the module tree, no code); its ``code/`` sources are parsed (``ast``, never
+executed) into class types by ``_import_source.py``, whose methods ``_ir_emitter.py`` turns into
+graphs when first used; the module tree becomes ``RecursiveScriptModule``s (``_script.py``).
 """
 from ._import_source import SourceImporter
 from ._script import build_module
