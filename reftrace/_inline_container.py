@@ -37,10 +37,15 @@ class ZipReader:
             self.fh = self._own = open(f, "rb")
         elif isinstance(f, (bytes, bytearray, memoryview)):
             self.fh = io.BytesIO(bytes(f))
-        elif hasattr(f, "read") and hasattr(f, "seek"):
+        elif hasattr(f, "read") and getattr(f, "seekable", lambda: hasattr(f, "seek"))():
             self.fh = f
+        elif hasattr(f, "read"):  # a stream (a pipe): the zip directory is at its end
+            data = f.read()
+            if not isinstance(data, (bytes, bytearray)):
+                raise TypeError("the file object must be opened in binary mode")
+            self.fh = io.BytesIO(bytes(data))
         else:
-            raise TypeError(f"expected a path or a seekable binary file object, got {type(f).__name__}")
+            raise TypeError(f"expected a path or a binary file object, got {type(f).__name__}")
         try:
             self._open()
         except BaseException:

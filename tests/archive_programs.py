@@ -1,7 +1,8 @@
 """The traced programs whose archives are compared with torch's (tests/test_jit_save.py,
 tests/gen_archive_golden.py): every function and module case of code_cases.all_function_cases /
-all_module_cases, the models of examples/, and trace_module programs (several methods, traced
-callees) written here. Each is built against ``lib`` (reftrace or torch) by ``trace(lib)``.
+all_module_cases, the models of examples/ (mlp, lenet, attention, control_flow) and the
+programs of examples/programs.py, and trace_module programs (several methods, traced callees)
+written here. Each is built against ``lib`` (reftrace or torch) by ``trace(lib)``.
 """
 import os
 import re
@@ -51,6 +52,27 @@ def _example(filename):
         inputs = inputs if isinstance(inputs, tuple) else (inputs,)
         return lib.jit.trace(namespace["model"], inputs, check_trace=False), inputs
     return trace
+
+
+def _conformance_program(name):
+    """A ``program_<name>()`` of examples/programs.py (written against the name ``torch``)."""
+    with open(os.path.join(EXAMPLES, "programs.py")) as f:
+        src = f.read()
+
+    def trace(lib):
+        namespace = {"torch": lib, "__name__": "programs"}
+        exec(compile(src, "programs.py", "exec"), namespace)
+        fn, inputs, *kwargs = namespace["program_" + name]()
+        kwargs = dict(kwargs[0]) if kwargs else {}
+        kwargs["check_trace"] = False
+        inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+        return lib.jit.trace(fn, inputs, **kwargs), inputs
+    return trace
+
+
+def _conformance_names():
+    with open(os.path.join(EXAMPLES, "programs.py")) as f:
+        return re.findall(r"^def program_(\w+)\(", f.read(), re.M)
 
 
 TRACE_MODULE = """
@@ -116,8 +138,10 @@ def all_programs():
             out[name] = Program(name, _function(name, case), name not in RANDOM)
     for name, case in code_cases.all_module_cases().items():
         out[name] = Program(name, _module(case), name not in RANDOM)
-    for filename in ("mlp.py", "lenet.py", "attention.py"):
+    for filename in ("mlp.py", "lenet.py", "attention.py", "control_flow.py"):
         out["examples/" + filename] = Program("examples/" + filename, _example(filename))
+    for name in _conformance_names():
+        out["examples/programs.py:" + name] = Program(name, _conformance_program(name))
     out["trace_module/methods_and_callee"] = Program("trace_module", _trace_module)
     out["callee/function"] = Program("callee", _callee("__main__"))
     out["callee/other_module"] = Program("callee", _callee("helpers.ops"))

@@ -53,7 +53,7 @@ def write_archives(names, out_dir):
 
 
 def file_key(name):
-    return name.replace("/", "__").replace(".", "_")
+    return name.replace("/", "__").replace(".", "_").replace(":", "__")
 
 
 if __name__ == "__main__":

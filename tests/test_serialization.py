@@ -449,3 +449,18 @@ def test_shared_and_self_referencing_containers():
     tup[0].append(tup)
     with pytest.raises(ValueError, match="tuple that contains itself"):
         reftrace.save(tup, io.BytesIO())
+
+
+def test_streams_and_text_files():
+    class Stream:  # a pipe: read() only
+        def __init__(self, data):
+            self.buf = io.BytesIO(data)
+
+        def read(self, n=-1):
+            return self.buf.read(n)
+
+        def seekable(self):
+            return False
+    assert reftrace.load(Stream(rt_save({"a": reftrace.ones(2)})))["a"].tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match="binary mode"):
+        reftrace.load(io.StringIO("PK"))
