@@ -100,35 +100,20 @@ def programs(lib):
             yield "programs_" + name, fn, _normalize(inputs), kw
 
 
-# programs tests/archive_programs.py traces itself: trace_module with several methods, traced
-# functions calling traced functions (defined in __main__ and in another module)
-TRACED_ELSEWHERE = {"trace_module_methods_and_callee": "trace_module/methods_and_callee",
-                    "callee_function": "callee/function", "callee_other_module": "callee/other_module"}
-
-
 def names():
-    return [name for name, _, _, _ in programs(_reftrace())] + list(TRACED_ELSEWHERE)
-
-
-def _reftrace():
     import reftrace
-    return reftrace
+    return [name for name, _, _, _ in programs(reftrace)]
 
 
 def traced_programs(lib):
     """(name, traced, inputs as NumPy): each program traced by ``lib`` (the checker off), its
     inputs snapshotted before the trace runs (in-place programs change them)."""
-    import archive_programs
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, fn, inputs, kw in programs(lib):
             arrays = to_numpy(inputs)
             traced = lib.jit.trace(fn, inputs, check_trace=False, **kw)
             yield name, traced, arrays
-        everything = archive_programs.all_programs()
-        for name, key in TRACED_ELSEWHERE.items():
-            traced, inputs = everything[key].trace(lib)
-            yield name, traced, to_numpy(inputs)
 
 
 # -- comparing what loaded programs print and compute --------------------------------------------

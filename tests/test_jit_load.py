@@ -73,6 +73,28 @@ def test_torch_archive_loads_as_torch_loads_it(name):
         assert_same_outputs(theirs(*LP.to_lib(torch, arrays)), ours(*LP.to_lib(reftrace, arrays)))
 
 
+ARCHIVES = os.path.join(HERE, "data", "archives")
+
+
+@requires_torch
+@pytest.mark.parametrize("name", sorted(f[:-3] for f in os.listdir(ARCHIVES)
+                                        if f.endswith(".pt") and f != "torch_save.pt"))
+def test_torch_golden_archives_of_ser_archive_load_as_torch_loads_them(name):
+    """tests/data/archives/*.pt (tests/gen_archive_golden.py: torch 2.13 traced each program in a
+    fresh process): trace_module with several methods, traced functions calling traced functions
+    (defined in __main__ and in another module) ... Loading registers nothing process-wide, so
+    unlike tracing them here this leaves later tests' class names alone."""
+    path = os.path.join(ARCHIVES, name + ".pt")
+    theirs, ours = torch.jit.load(path), reftrace.jit.load(path)
+    for (qual, t_mod), (_, r_mod) in zip(scripted_modules(theirs), scripted_modules(ours)):
+        assert r_mod._method_names() == t_mod._c._method_names(), qual
+        for method in r_mod._method_names():
+            t_method, r_method = t_mod._c._get_method(method), r_mod._get_method(method)
+            assert r_method.code == t_method.code, (qual, method)
+            assert canonical(r_method.graph.str(False)) == canonical(t_method.graph.str(False)), (qual, method)
+    assert canonical(ours.inlined_graph.str(False)) == canonical(theirs.inlined_graph.str(False))
+
+
 @requires_torch
 def test_parameters_buffers_and_training_as_torch_loads_them():
     data, arrays = torch_archive("module_conv_block")
