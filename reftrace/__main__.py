@@ -2,6 +2,8 @@
 
     python -m reftrace trace examples/mlp.py            # trace `model` on EXAMPLE_INPUTS, check it
     python -m reftrace trace examples/control_flow.py:loop
+    python -m reftrace trace examples/mlp.py --save mlp.pt  # ... and save it (torch.jit.save's format)
+    python -m reftrace run mlp.pt [--inputs x.npz]        # load an archive without torch (_cli_run.py)
     python -m reftrace conformance [PATHS]              # = python -m reftrace.conformance
 
 The file convention for ``trace FILE[:NAME]`` (README.md, "The command line"): the file is
@@ -177,6 +179,10 @@ def trace_command(args, out=sys.stdout):
     print(graph.str(args.source_locations).rstrip("\n"), file=out)
     _print_warnings(caught, out)
 
+    if args.save:  # the trace of the example inputs, as torch.jit.save writes it
+        reftrace.jit.save(traced, args.save)
+        print(f"\nsaved: {args.save} (load it with torch.jit.load or python -m reftrace run)", file=out)
+
     mismatches = [w for w in caught if str(w.message).startswith(CHECKER_WARNINGS)]
     if not check:
         print("\ncheck: skipped (--no-check)", file=out)
@@ -205,6 +211,8 @@ def build_parser():
                "  python -m reftrace trace examples/mlp.py              trace and check an MLP\n"
                "  python -m reftrace trace examples/control_flow.py     the checker catches a branch\n"
                "  python -m reftrace trace --help                       the file convention\n"
+               "  python -m reftrace trace examples/mlp.py --save m.pt  ... and save the trace\n"
+               "  python -m reftrace run m.pt                           load it without torch\n"
                "  python -m reftrace conformance                        spec/ under torch and reftrace\n"
                "  python -m reftrace conformance examples/programs.py   your programs, diffed")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -228,6 +236,10 @@ def build_parser():
                    help="print each node's source location (# file:line:col)")
     t.add_argument("--seed", type=int, default=0,
                    help="random seed set before FILE is loaded (default 0)")
+    t.add_argument("--save", metavar="OUT.pt",
+                   help="save the trace as a TorchScript archive (torch.jit.load reads it)")
+    from ._cli_run import add_parser as add_run_parser
+    add_run_parser(sub)
 
     c = sub.add_parser("conformance", add_help=False,
                        help="run programs under torch and reftrace and diff them "
@@ -248,6 +260,9 @@ def main(argv=None):
         from reftrace._coverage import main as coverage_main
         return coverage_main(argv[1:])
     args = build_parser().parse_args(argv)
+    if args.command == "run":
+        from ._cli_run import run_command
+        return run_command(args)
     try:
         return trace_command(args)
     except UsageError as e:

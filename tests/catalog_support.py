@@ -2,16 +2,19 @@
 function tests; test_module_catalog.py: the module tests).
 
 JitTestCase helpers are replaced by small ones with the same meaning: ``check_trace_``
-(checkTrace: outputs, first- and second-order input gradients of the trace vs the function; its
-save/load round trip runs in a port's separate save/load half, which waits for issue 10),
-``FileCheck`` (ordered substring checks on str(graph)),
-``get_trace_graph`` (torch.jit._get_trace_graph), ``function_from_graph``
+(checkTrace: outputs, first- and second-order input gradients of the trace vs the function,
+on its save/load copy unless ``export_import=False``), ``get_export_import_copy`` /
+``assert_export_import`` (save/load round trips), ``FileCheck`` (ordered substring checks on
+str(graph)), ``get_trace_graph`` (torch.jit._get_trace_graph), ``function_from_graph``
 (createFunctionFromGraph), ``run_dce`` (run_pass("dce")) and ``trace_deco`` (the ``_trace``
 decorator). ``Catalog`` holds one port file's markers (``lacks`` / ``xfail`` / ``parity_bug``)
 and runs its ``test_matches_torch``: each ported body under real torch 2.13 first (so every
 assertion holds on live torch), then under reftrace, comparing what each run ``keep()``s.
 """
+import io
+import os
 import re
+import tempfile
 import warnings
 
 import numpy as np
@@ -137,9 +140,15 @@ MANGLE = re.compile(r"___torch_mangle_\d+\.")
 
 def gtext(g):
     """A graph (or anything with .graph) as text: source locations dropped, class-type mangles
-    (process history, not trace content) stripped."""
+    (process history, not trace content) stripped; a loaded module's unnamed values renumbered
+    (torch numbers them by its compiler's history: spec LOAD-3)."""
+    loaded = type(g).__name__ == "RecursiveScriptModule"
     g = getattr(g, "graph", g)
-    return MANGLE.sub("", g.str(False))
+    text = MANGLE.sub("", g.str(False))
+    if loaded:
+        numbers = {}
+        text = re.sub(r"%(\d+)(?![\w.])", lambda m: "%" + numbers.setdefault(m.group(1), str(len(numbers))), text)
+    return text
 
 
 def anon(g):
@@ -149,8 +158,6 @@ def anon(g):
     return re.sub(r"%[\w.]+", lambda m: names.setdefault(m.group(0), f"%v{len(names)}"), gtext(g))
 
 
-SAVE_LOAD = "save/load (issue 10): reftrace has no torch.jit.save / torch.jit.load yet"
-
 # set while a port's save/load half runs (Catalog.save_load_half): check_trace_ then checks the
 # saved-and-loaded copy of the trace, as checkTrace(export_import=True) does
 _EXPORT_IMPORT = [False]
@@ -159,15 +166,6 @@ _EXPORT_IMPORT = [False]
 def export_import_active():
     """Whether a port's save/load half is running (checkTrace's export_import)."""
     return _EXPORT_IMPORT[0]
-
-
-def get_export_import_copy(torch, m):
-    """JitTestCase.getExportImportCopy: the traced object saved to a buffer and loaded back."""
-    import io
-    buffer = io.BytesIO()
-    torch.jit.save(m, buffer)
-    buffer.seek(0)
-    return torch.jit.load(buffer)
 
 
 def do_input_map(torch, fn, value):
@@ -198,12 +196,12 @@ def _flatten_inputs(torch, value, acc):
 
 def check_trace_(torch, func, reference_tensors, input_tensors=None, drop=None,
                  allow_unused=False, inputs_require_grads=True, check_tolerance=1e-5,
-                 _force_outplace=False, grad_atol=None, grad_rtol=None):
+                 _force_outplace=False, grad_atol=None, grad_rtol=None, export_import=None):
     """JitTestCase.checkTrace: trace (check_trace=False), then the traced function equals the
     Python function on the reference inputs without gradients, and, with inputs that require
     grad, in outputs, first-order input gradients and second-order ones (of
-    ``allSum(grads) * allSum(outputs)``). The save/load round trip (export_import) runs only in
-    a port's save/load half (Catalog.save_load_half), which waits for issue 10."""
+    ``allSum(grads) * allSum(outputs)``), all on the trace's save/load copy when
+    ``export_import`` (by default: in a port's save/load half, Catalog.save_load_half)."""
     import math
 
     def all_sum(vs):
@@ -226,7 +224,9 @@ def check_trace_(torch, func, reference_tensors, input_tensors=None, drop=None,
 
     ge = torch.jit.trace(func, input_tensors, check_tolerance=check_tolerance,
                          _force_outplace=_force_outplace, check_trace=False)
-    if _EXPORT_IMPORT[0]:
+    if export_import is None:
+        export_import = _EXPORT_IMPORT[0]
+    if export_import:
         ge = get_export_import_copy(torch, ge)
 
     # no gradients
@@ -268,6 +268,29 @@ def check_trace_(torch, func, reference_tensors, input_tensors=None, drop=None,
     return ge
 
 
+def get_export_import_copy(torch, m, also_test_file=True, map_location=None):
+    """JitTestCase.getExportImportCopy: save to a buffer and load; then save the loaded module to
+    a file and load that."""
+    buffer = io.BytesIO()
+    torch.jit.save(m, buffer)
+    buffer.seek(0)
+    imported = torch.jit.load(buffer, map_location=map_location)
+    if not also_test_file:
+        return imported
+    with tempfile.TemporaryDirectory() as d:
+        fname = os.path.join(d, "m.pt")
+        torch.jit.save(imported, fname)
+        return torch.jit.load(fname, map_location=map_location)
+
+
+def assert_export_import(torch, trace, inputs):
+    """JitTestCase.assertExportImport: a function made from the graph and its export/import copy
+    compute the same results."""
+    m = function_from_graph(torch, trace)
+    m_import = get_export_import_copy(torch, m)
+    assert_equal(m(*inputs), m_import(*inputs))
+
+
 def trace_deco(torch, *args, **kwargs):
     """jit_utils._trace: ``@_trace(*example_inputs, **trace_kwargs)``."""
     def wrapper(func):
@@ -295,8 +318,8 @@ def function_from_graph(torch, g):
     """self.createFunctionFromGraph(g): a callable running the graph."""
     if is_torch(torch):
         return torch._C._create_function_from_graph("forward", g)
-    from reftrace.jit.interpreter import Interpreter
-    return Interpreter(g).run
+    from reftrace.jit.traced import TracedFunction
+    return TracedFunction(g, "forward", None)  # runs the graph; torch.jit.save takes it
 
 
 def tracer_warnings(recorded):
@@ -350,8 +373,8 @@ class Catalog:
 
     def save_load_half(self, fn):
         """The port's save/load half: ``test_<name>_export_import`` runs the same body with
-        check_trace_ checking the saved-and-loaded trace (checkTrace's export_import), and is
-        skipped until reftrace has save/load (issue 10). Use as a decorator on the port."""
+        check_trace_ checking the saved-and-loaded trace (checkTrace's export_import). Use as a
+        decorator on the port."""
         import sys
 
         def half(torch):
@@ -363,8 +386,7 @@ class Catalog:
 
         half.__name__ = fn.__name__ + "_export_import"
         half.__doc__ = f"{fn.__name__}, with checkTrace's save/load round trip."
-        self.skips[half.__name__[len("test_"):]] = SAVE_LOAD
-        sys._getframe(1).f_globals[half.__name__] = pytest.mark.skip(reason=SAVE_LOAD)(half)
+        sys._getframe(1).f_globals[half.__name__] = half
         return fn
 
     def xfail(self, reason):

@@ -184,3 +184,54 @@ def test_a_program_importing_torch_is_told_what_to_write(tmp_path):
     (tmp_path / "m.py").write_text(MODEL.replace("import reftrace as torch", "import torch"))
     result = reftrace_cli("trace", str(tmp_path / "m.py"))
     assert result.returncode == 2 and "write `import reftrace as torch`" in result.stderr
+# -- trace --save and run: TorchScript archives from the command line -------------------------------
+
+def test_trace_save_then_run_shows_and_runs_the_archive(tmp_path):
+    import numpy as np
+    import reftrace
+    archive = str(tmp_path / "mlp.pt")
+    result = reftrace_cli("trace", "examples/mlp.py", "--save", archive)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"saved: {archive}" in result.stdout
+    loaded = reftrace.jit.load(archive)
+
+    shown = reftrace_cli("run", archive)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert shown.stdout.startswith(f"loaded {archive}: MLP (__torch__.mlp.MLP)")
+    assert "\ncode:\n" + loaded.code.rstrip("\n") + "\n" in shown.stdout
+    assert "\ngraph:\n" + loaded.graph.str(False) in shown.stdout
+
+    x = np.random.default_rng(0).standard_normal((3, 16)).astype(np.float32)
+    np.savez(tmp_path / "x.npz", x)
+    ran = reftrace_cli("run", archive, "--inputs", str(tmp_path / "x.npz"), "--out", str(tmp_path / "y.pt"))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "Tensor (3, 10) torch.float32" in ran.stdout
+    expected = loaded(reftrace.from_numpy(x))
+    np.testing.assert_array_equal(reftrace.load(str(tmp_path / "y.pt")).detach().numpy(),
+                                  expected.detach().numpy())
+
+
+def test_run_a_torch_written_archive_on_saved_inputs(tmp_path):
+    """A golden archive torch 2.13 wrote (tests/gen_load_golden.py), inputs in torch.save format."""
+    import json
+    import numpy as np
+    import reftrace
+    golden = os.path.join("tests", "data", "archives", "load")
+    with open(os.path.join(ROOT, golden, "expected.json"), encoding="utf-8") as f:
+        case = json.load(f)["module_sequential_mlp"]
+    x = case["inputs"]["tuple"][0]
+    reftrace.save((reftrace.from_numpy(np.array(x["array"], x["dtype"]).reshape(x["shape"])),),
+                  str(tmp_path / "in.pt"))
+    ran = reftrace_cli("run", os.path.join(golden, "module_sequential_mlp.pt"), "--inputs",
+                       str(tmp_path / "in.pt"), "--out", str(tmp_path / "out.pt"))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    out = case["outputs"]
+    np.testing.assert_allclose(reftrace.load(str(tmp_path / "out.pt")).detach().numpy(),
+                               np.array(out["array"], out["dtype"]).reshape(out["shape"]), rtol=1e-6, atol=1e-6)
+
+
+def test_run_refuses_what_is_not_an_archive(tmp_path):
+    (tmp_path / "x.pt").write_bytes(b"not a zip")
+    result = reftrace_cli("run", str(tmp_path / "x.pt"))
+    assert result.returncode == 1
+    assert result.stdout.startswith(f"loading {tmp_path / 'x.pt'} failed: ")

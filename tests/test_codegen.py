@@ -247,7 +247,7 @@ GOLDEN_SOURCE = """\
 def fn(x, y):
     _3 = aten_mul_Tensor(x, c0)
     z = aten_add_Tensor(_3, y, 1);  del _3, y
-    _7 = x.shape_tuple[0];  del x
+    _7 = size_of(x, 0);  del x
     _8 = num_to_tensor(_7);  del _7
     _9 = int(_8._to_number());  del _8
     _11 = [_9, -1];  del _9

@@ -1,7 +1,7 @@
 """PyTorch's test/jit/test_tracer.py, ported: the module tests (catalog area A11, and the module
-parts of A1 and A10, and the module tests of A14; /work/shared/reference/tracer-tests-catalog.md)
-that need neither torch.jit.script (A16), nor save/load (A13), nor CUDA, with their assertions
-(checkTrace's gradient half included; its save/load half is a separate skipped port).
+parts of A1 and A10, the module tests of A14 and the save/load round trips of A13;
+/work/shared/reference/tracer-tests-catalog.md) that need neither torch.jit.script (A16) nor CUDA,
+with their assertions (checkTrace's gradient half and its export/import copy included).
 
 Each ``test_<name>(torch)`` is the original test's body, run against the library bound to
 ``torch``: the ``torch`` fixture gives reftrace (torch-free). ``test_matches_torch[<name>]`` (only
@@ -11,7 +11,8 @@ assertion here holds on live torch 2.13) and then under reftrace, and compares w
 stripped: they are process history), inlined graphs, submodule graphs, and error/warning texts.
 
 JitTestCase helpers are replaced by small ones with the same meaning (tests/catalog_support.py) (``check_trace_``:
-checkTrace, outputs and first- and second-order input gradients; ``FileCheck``: ordered substring
+checkTrace, outputs and first- and second-order input gradients, with its export/import copy;
+``FileCheck``: ordered substring
 checks; ``trace_deco``: the ``_trace`` decorator). torch 2.13 emits a DeprecationWarning on every
 ``torch.jit.trace`` call (catalog 5.3); warning checks drop DeprecationWarnings (reftrace emits
 none).
@@ -19,9 +20,11 @@ none).
 Markers: ``@lacks`` skips a port whose original needs something reftrace does not have;
 ``@jit_bug`` / ``@missing_api`` are strict xfails for a reftrace.jit bug / a missing jit API
 (diagnosed in the port report); ``@save_load_half`` adds the port's ``_export_import`` twin (checkTrace's
-save/load round trip), skipped until save/load exists (issue 10); ``@parity_bug`` makes only the ``test_matches_torch`` case a
+save/load round trip); ``@parity_bug`` makes only the ``test_matches_torch`` case a
 strict xfail (the assertions pass, but reftrace's graph or message text differs from torch's).
 """
+import copy
+import io
 import textwrap
 import warnings
 from itertools import chain
@@ -493,8 +496,9 @@ def test_trace_dict_input(torch):
     x = (torch.rand(3), torch.rand(3))
     model = Bar()
     check_trace_(torch, model, x)
-    # (the trace itself, as check_trace_ makes it: its save/load half checks a loaded copy)
-    traced = torch.jit.trace(model, x, check_trace=False)
+    # (the trace itself, as check_trace_ makes it: its save/load half checks a loaded copy,
+    # whose graph carries no shapes)
+    traced = check_trace_(torch, model, x, export_import=False)
     # catalog: the submodule's CallMethod takes the lifted tensors and returns one Tensor
     # (torch 2.13's graphs)
     assert_graph(traced, """
@@ -1078,6 +1082,31 @@ def test_trace_linear(torch):
 
 
 # -- parity with torch ----------------------------------------------------------------------------
+
+def test_trace_save_load_copy(torch):
+    """Port of TestTracer.test_trace_save_load_copy (test/jit/test_tracer.py)."""
+    class Test(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 3, 3)
+
+        def forward(self, x):
+            return self.conv(x)
+
+    traced = torch.jit.trace(Test(), torch.rand(1, 3, 224, 224))
+    buffer = io.BytesIO()
+    torch.jit.save(traced, buffer)
+    buffer.seek(0)
+    loaded = torch.jit.load(buffer)
+    # should work
+    copy.copy(loaded)
+    copy.deepcopy(loaded)
+    # ADAPT: what was copied also runs, and the deep copy owns its parameters
+    x = torch.rand(1, 3, 8, 8)
+    assert_equal(copy.deepcopy(loaded)(x), loaded(x))
+    assert copy.deepcopy(loaded).conv.weight is not loaded.conv.weight
+    keep(loaded.code, gtext(loaded))
+
 
 catalog.collect(globals())
 

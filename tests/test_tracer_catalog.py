@@ -12,7 +12,8 @@ renumbered, as torch's ONNXTracedModule frames record none) and error/warning te
 
 JitTestCase helpers are replaced by small ones with the same meaning (tests/catalog_support.py): ``check_trace_``
 (checkTrace: trace with check_trace=False, then compare outputs and first- and second-order input
-gradients with the Python function's), ``FileCheck`` (ordered substring checks on str(graph)),
+gradients with the Python function's, on the save/load copy in a port's ``_export_import`` twin),
+``assert_export_import`` (save/load round trip), ``FileCheck`` (ordered substring checks on str(graph)),
 ``get_trace_graph`` (torch.jit._get_trace_graph), ``function_from_graph``
 (createFunctionFromGraph), ``run_dce`` (run_pass("dce")) and ``trace_deco`` (the ``_trace``
 decorator). torch 2.13 emits a DeprecationWarning on every ``torch.jit.trace`` call (catalog
@@ -25,7 +26,9 @@ Markers: ``@lacks`` skips a port whose original needs something reftrace does no
 ``test_matches_torch`` case of a port whose assertions pass but whose graph or message text
 differs from torch's (strict xfail there).
 """
+import os
 import re
+import tempfile
 import warnings
 from collections import namedtuple
 
@@ -33,9 +36,10 @@ import pytest
 
 
 from catalog_support import (  # noqa: F401  (torch is the fixture)
-    Catalog, FileCheck, anon, assert_equal, assert_not_equal, assert_warns_regex, check_trace_,
-    export_import_active, function_from_graph, get_export_import_copy, get_trace_graph, gtext,
-    is_torch, quiet, requires_torch, run_dce, torch, trace_deco, tracer_warnings)
+    Catalog, FileCheck, anon, assert_equal, assert_export_import, assert_not_equal,
+    assert_warns_regex, check_trace_, export_import_active, function_from_graph,
+    get_export_import_copy, get_trace_graph, gtext, is_torch, quiet, requires_torch, run_dce, torch,
+    trace_deco, tracer_warnings)
 
 catalog = Catalog()
 keep, lacks, parity_bug = catalog.keep, catalog.lacks, catalog.parity_bug
@@ -180,8 +184,7 @@ def test_inplace_transplant(torch):
     run_dce(torch, g)
     FileCheck().check_count("aten::clone", 1, exactly=True).check_count(
         "aten::add_", 2, exactly=True).check_next("return").run(str(g))
-    # assertExportImport(g, (x,)) without the save/load round trip: the graph reruns like fn
-    assert_equal(function_from_graph(torch, g)(x), fn(x))
+    assert_export_import(torch, g, (x,))
     keep(anon(g))
 
 
@@ -228,7 +231,7 @@ def test_trace_tuple(torch):
     assert_equal(traced_fn(x, y), fn(x, y))
     FileCheck().check_count("prim::TupleConstruct", 2, exactly=True).check_next(
         "return").run(str(traced_fn.graph))
-    # (assertExportImport dropped: reftrace has no save/load yet)
+    assert_export_import(torch, traced_fn.graph, (x, y))
     keep(gtext(traced_fn))
 
 
@@ -257,6 +260,7 @@ def test_nested_inplace(torch):
     m = function_from_graph(torch, g)
     assert_equal(outputs, m(*inputs))
     FileCheck().check("threshold_").run(str(g))
+    assert_export_import(torch, g, (x,))
     keep(anon(g))
 
 
@@ -273,8 +277,7 @@ def _inplace_copy(torch, force_outplace):
     run_dce(torch, g)
     m = function_from_graph(torch, g)
     assert_equal(outputs, m(*inputs))
-    # (assertExportImport: reftrace has no save/load yet; the graph reruns like f)
-    assert_equal(m(*inputs), f(x))
+    assert_export_import(torch, g, (x,))
     return g
 
 
@@ -644,7 +647,7 @@ def test_input_dict_checkTrace_mut(torch):
         return d["x"]
 
     inputs = {"x": torch.rand(3, 4), "y": torch.rand(3, 4)}
-    ge = check_trace_(torch, test, (inputs,), inputs_require_grads=False)
+    ge = check_trace_(torch, test, (inputs,), inputs_require_grads=False, export_import=True)
     keep(gtext(ge))
 
 
@@ -708,7 +711,7 @@ def test_trace_checker_slice_lhs(torch):
             x[i, :] = torch.zeros(4)
         return x
 
-    ge = check_trace_(torch, foo, (torch.rand(3, 4),), inputs_require_grads=False)
+    ge = check_trace_(torch, foo, (torch.rand(3, 4),), inputs_require_grads=False, export_import=True)
     keep(gtext(ge))
 
 
@@ -753,7 +756,7 @@ def test_lhs_index_trivial(torch):
         y[...] = x
         return y
 
-    ge = check_trace_(torch, foo, (torch.rand(3, 4), torch.rand(4)), inputs_require_grads=False)
+    ge = check_trace_(torch, foo, (torch.rand(3, 4), torch.rand(4)), inputs_require_grads=False, export_import=True)
     FileCheck().check("aten::view").check("aten::expand").check("aten::copy_").run(str(ge.graph))
     keep(gtext(ge))
 
@@ -1103,7 +1106,7 @@ def test_input_dict_unify(torch):
         "int": torch.ones((2, 2), dtype=torch.int32),
         "float": torch.ones((2, 2), dtype=torch.float32),
     }
-    ge = check_trace_(torch, test, (inputs,), inputs_require_grads=False)
+    ge = check_trace_(torch, test, (inputs,), inputs_require_grads=False, export_import=True)
     FileCheck().check("Dict(str, Tensor)").run(str(ge.graph))
     keep(gtext(ge))
 
@@ -1486,6 +1489,25 @@ def test_export_no_reorder(torch):
 
 
 # -- parity with torch ----------------------------------------------------------------------------
+
+
+def test_trace_save(torch):
+    """Port of TestTracer.test_trace_save (test/jit/test_tracer.py)."""
+    def fn(x):
+        return x + 2
+
+    def check(func):
+        with tempfile.TemporaryDirectory() as d:
+            fname = os.path.join(d, "fn.pt")
+            func.save(fname)
+            loaded = torch.jit.load(fname)
+            input = torch.randn(2, 2)
+            assert_equal(func(input), loaded(input))
+            keep(loaded.code, gtext(loaded))
+
+    out = torch.jit.trace(fn, (torch.ones(2, 2),))
+    check(out)
+
 
 catalog.collect(globals())
 

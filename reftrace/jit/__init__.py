@@ -8,3 +8,10 @@ from .ir import Graph, Node, Value
 from ._export_module import save
 
 __all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value", "save"]
+
+# loading (ser-load): torch.jit.load, the loaded module class, torch._C.parse_ir
+from ._load import load  # noqa: E402
+from ._script import RecursiveScriptModule  # noqa: E402
+__all__ += ["load", "RecursiveScriptModule"]
+from ._irparser import parse_ir  # noqa: E402
+__all__ += ["parse_ir"]

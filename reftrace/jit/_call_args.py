@@ -28,6 +28,9 @@ class _CastError(Exception):
 def argument_names(graph, skip=0):
     """The schema's argument names: each input's debug name without its '.1' suffix, or
     'argument_<i>' for an unnamed input (a *args parameter)."""
+    loaded = graph.__dict__.get("argument_names")  # a loaded method's `def` names them
+    if loaded is not None:
+        return list(loaded[skip:])
     names = []
     for i, v in enumerate(graph.param.outputs_[skip:], skip):
         name = v.name

@@ -234,8 +234,12 @@ class PythonPrinter:
         if self_type is not None and not is_method:
             params.append(f"{self._gen_name('self')}: {self_type}")
             first = 1  # the placeholder's self is input 0: unnamed inputs count from 1
+        names = graph.__dict__.get("argument_names")  # a loaded function's schema names them
         for i, v in enumerate(graph.param.outputs_, first):
-            arg_name = self._gen_name(debug_name_base(v) if v.hasDebugName() else f"argument_{i}")
+            if names is not None:
+                arg_name = self._gen_name(names[i - first])
+            else:
+                arg_name = self._gen_name(debug_name_base(v) if v.hasDebugName() else f"argument_{i}")
             if i == first and is_method:
                 # self: in .code its type is implied by the class; archives annotate it
                 params.append(arg_name if self_type is None else f"{arg_name}: {self_type}")

@@ -38,7 +38,7 @@ from .._dispatch import run_kernel
 from .._tensor import Tensor, scalar_to_tensor
 from ..autograd.grad_mode import STATE as GRAD
 from ._python_op import run_python_op
-from .interpreter import InterpreterError, _argument_converter, check_input
+from .interpreter import InterpreterError, _argument_converter, check_input, size_of
 
 
 def compiled(graph, name="forward"):
@@ -149,7 +149,7 @@ def cannot_run(kind):
 
 
 _HELPERS = {f.__name__: f for f in (list_unpack, getitem, num_to_tensor, call_method,
-                                     call_function, cannot_run, run_python_op)}
+                                     call_function, cannot_run, run_python_op, size_of)}
 # builtins the generated lines call: a value named `int` must not shadow them
 _BUILTINS_USED = ("int", "float", "getattr")
 # schema argument types whose constant values are converted once, here (the converted values are
@@ -290,7 +290,7 @@ def _expression(n, args, op_names, global_for):
     if kind == "prim::NumToTensor":
         return f"num_to_tensor({args[0]})"
     if kind == "aten::size":
-        return f"{args[0]}.shape_tuple[{args[1]}]"
+        return f"size_of({args[0]}, {args[1]})"
     if kind == "aten::numel":
         return f"int({args[0]}._array.size)"
     if kind == "aten::Int":

@@ -171,8 +171,7 @@ class Interpreter:
         return t
 
     def aten_size(self, node, args):
-        t, dim = args
-        return t.shape_tuple[dim]
+        return size_of(*args)
 
     def aten_numel(self, node, args):
         return int(args[0]._array.size)
@@ -185,6 +184,19 @@ class Interpreter:
 
     def aten_ScalarImplicit(self, node, args):
         return args[0]._to_number()
+
+
+def size_of(t, dim):
+    """aten::size(t, dim) with torch's dimension check (a graph traced on a 3-d input and called
+    with a 1-d one reads a dimension that is not there), raised as the TorchScript interpreter
+    raises its errors: a RuntimeError."""
+    shape = t.shape_tuple
+    if not shape:
+        raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
+    if not -len(shape) <= dim < len(shape):
+        raise RuntimeError(f"Dimension out of range (expected to be in range of [{-len(shape)}, "
+                           f"{len(shape) - 1}], but got {dim})")
+    return shape[dim]
 
 
 def run_graph(graph, args):

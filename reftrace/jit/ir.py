@@ -403,6 +403,9 @@ def _format_attr(kind, value):
         return str(int(value))
     if kind == "f":
         return format_float(value)
+    if kind == "c":  # a complex number as IValue prints it: 1.5-2.j (a real part -0. prints 0.)
+        sign = "+" if value.imag >= 0 else "-"
+        return f"{format_float(value.real + 0.0)}{sign}{format_float(abs(value.imag))}j"
     if kind == "s":
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if kind == "t":
