@@ -1,0 +1,232 @@
+"""ATen's backward ops of the nn activations and losses (hardswish_backward, glu_backward,
+smooth_l1_loss_backward, ...): the ops the nn layers' derivatives.yaml formulas call.
+
+Kernels follow ATen's CPU kernels (aten/src/ATen/native/cpu/Activation.cpp, BinaryOpsKernel.cpp,
+Loss.cpp), one vectorised xp expression each. Each op carries its own derivatives.yaml entry where
+the yaml has one, so double backward runs through it as torch's does.
+"""
+from .._tensor import _fresh, xp_of
+from ._registry import derivatives, op
+
+_MEAN = 1  # at::Reduction::Mean
+
+
+def _elementwise(fn, out_like, *tensors):
+    """fn(xp, *arrays) over ``tensors`` in their common dtype, broadcast to ``out_like``'s shape."""
+    from .._promotion import result_type
+    xp = xp_of(out_like)
+    dt = result_type(*tensors)
+    arrays = [t._array.astype(dt.np, copy=False) for t in tensors]
+    arr = xp.broadcast_to(xp.asarray(fn(xp, *arrays), dtype=dt.np), out_like.shape_tuple)
+    return _fresh(xp.ascontiguousarray(arr), dt, out_like.device)
+
+
+# -- activations --------------------------------------------------------------------------------
+
+@op("hardswish_backward(Tensor grad_output, Tensor self) -> Tensor")
+def hardswish_backward(grad_output, self):
+    return _elementwise(lambda xp, g, x: xp.where(x <= -3, 0, xp.where(x < 3, g * (x / 3 + 0.5), g)),
+                        self, grad_output, self)
+
+
+derivatives(hardswish_backward, {
+    "grad_output": "hardswish_backward(grad, self)",
+    "self": "where(logical_and(-3.0 < self, self < 3.0), grad * grad_output / 3.0, "
+            "zeros((), dtype=self.dtype, device=self.device))"})
+
+
+@op("hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor")
+def hardsigmoid_backward(grad_output, self):
+    return _elementwise(lambda xp, g, x: xp.where((x > -3) & (x < 3), g / 6, 0),
+                        self, grad_output, self)
+
+
+def _shrink_backward(grad_out, self, lambd):
+    return _elementwise(lambda xp, g, x: xp.where((x >= -lambd) & (x <= lambd), 0, g),
+                        self, grad_out, self)
+
+
+@op("softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor")
+def softshrink_backward(grad_output, self, lambd):
+    return _shrink_backward(grad_output, self, lambd)
+
+
+derivatives(softshrink_backward, {"grad_output": "softshrink_backward(grad, self, lambd)",
+                                  "self": "zeros_like(grad)"})
+
+
+@op("hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor")
+def hardshrink_backward(grad_out, self, lambd):
+    return _shrink_backward(grad_out, self, lambd)
+
+
+derivatives(hardshrink_backward, {"grad_out": "hardshrink_backward(grad, self, lambd)",
+                                  "self": "zeros_like(grad)"})
+
+
+@op("mish_backward(Tensor grad_output, Tensor self) -> Tensor")
+def mish_backward(grad_output, self):
+    def fn(xp, g, x):
+        sigmoid = 1 / (1 + xp.exp(-x))
+        tanh_softplus = xp.tanh(xp.log1p(xp.exp(x)))
+        return g * (tanh_softplus + x * sigmoid * (1 - tanh_softplus * tanh_softplus))
+    return _elementwise(fn, self, grad_output, self)
+
+
+@op("glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor")
+def glu_backward(grad_output, self, dim):
+    def fn(xp, g, x):
+        first, second = xp.split(x, 2, axis=dim)
+        sig = 1 / (1 + xp.exp(-second))
+        return xp.concatenate([g * sig, g * first * sig * (1 - sig)], axis=dim)
+    return _elementwise(fn, self, grad_output, self)
+
+
+derivatives(glu_backward, {"grad_output": "glu_double_backward_grad_output(grad, self, dim)",
+                           "self": "glu_double_backward(grad, grad_output, self, dim)"})
+
+
+@op("_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)")
+def _prelu_kernel_backward(grad_output, self, weight):
+    """grad_input = x > 0 ? g : w * g; grad_weight = x > 0 ? 0 : x * g, summed to weight's shape
+    (one weight per channel, dim 1, or a single one)."""
+    xp = xp_of(self)
+    g, x = grad_output._array, self._array
+    w = weight._array.reshape(-1)
+    n = w.size
+    if n != 1 and self.ndim >= 2:
+        w = w.reshape((-1,) + (1,) * (self.ndim - 2))
+    elif n == 1:
+        w = w.reshape(())
+    grad_input = xp.where(x > 0, g, w * g)
+    per_elem = xp.where(x > 0, 0, x * g)
+    if n == 1:
+        gw = per_elem.sum().reshape(weight.shape_tuple)
+    else:
+        axes = tuple(i for i in range(self.ndim) if i != (1 if self.ndim >= 2 else 0))
+        gw = per_elem.sum(axis=axes).reshape(weight.shape_tuple)
+    return (_fresh(xp.ascontiguousarray(grad_input.astype(self.dtype.np, copy=False)), self.dtype,
+                   self.device),
+            _fresh(xp.ascontiguousarray(gw.astype(weight.dtype.np, copy=False)), weight.dtype,
+                   weight.device))
+
+
+derivatives(_prelu_kernel_backward, {
+    "grad_output": "((where(self >= 0, grads[0], grads[0] * weight + grads[1] * self) "
+                   "if grads[1] is not None else where(self >= 0, grads[0], grads[0] * weight)) "
+                   "if grads[0] is not None else "
+                   "where(self >= 0, zeros((), dtype=grad_output.dtype, device=grad_output.device), "
+                   "grads[1] * self))",
+    "self": "(where(self >= 0, zeros((), dtype=self.dtype, device=self.device), "
+            "grad_output * grads[1]) if grads[1] is not None else zeros_like(self))",
+    "weight": "(where(self >= 0, zeros((), dtype=weight.dtype, device=weight.device), "
+              "grad_output * grads[0]) if grads[0] is not None else zeros_like(self))"})
+
+
+# -- losses -------------------------------------------------------------------------------------
+
+def _norm(self, reduction):
+    return 1.0 / self._array.size if reduction == _MEAN and self._array.size else 1.0
+
+
+@op("smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, "
+    "float beta) -> Tensor")
+def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    norm = _norm(self, reduction)
+    if beta <= 0:  # Loss.cpp: l1_loss_backward, sign(self - target)
+        return _elementwise(lambda xp, g, x, t: xp.sign(x - t) * norm * g,
+                            self, grad_output, self, target)
+
+    def fn(xp, g, x, t):
+        d = x - t
+        return xp.where(d <= -beta, -norm * g, xp.where(d >= beta, norm * g, norm * d * g / beta))
+    return _elementwise(fn, self, grad_output, self, target)
+
+
+derivatives(smooth_l1_loss_backward, {
+    "grad_output": "smooth_l1_loss_backward(grad, self, target, reduction, beta)",
+    "self": "smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta)",
+    "target": "-smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta)"})
+
+
+@op("huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, "
+    "float delta) -> Tensor")
+def huber_loss_backward(grad_output, self, target, reduction, delta):
+    norm = _norm(self, reduction)
+
+    def fn(xp, g, x, t):
+        d = x - t
+        return xp.where(d <= -delta, -norm * delta * g,
+                        xp.where(d >= delta, norm * delta * g, norm * d * g))
+    return _elementwise(fn, self, grad_output, self, target)
+
+
+derivatives(huber_loss_backward, {
+    "grad_output": "huber_loss_double_backward_grad_output(grad, grad_output, self, target, "
+                   "reduction, delta)",
+    "self": "huber_loss_double_backward(grad * grad_output, self, target, reduction, delta)",
+    "target": "-huber_loss_double_backward(grad * grad_output, self, target, reduction, delta)"})
+
+
+@op("soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) "
+    "-> Tensor")
+def soft_margin_loss_backward(grad_output, self, target, reduction):
+    norm = _norm(self, reduction)
+
+    def fn(xp, g, x, t):
+        z = xp.exp(-t * x)
+        return -norm * t * z / (1 + z) * g
+    return _elementwise(fn, self, grad_output, self, target)
+
+
+derivatives(soft_margin_loss_backward, {
+    "grad_output": "soft_margin_loss_double_backward_grad_output(grad, grad_output, self, target, "
+                   "reduction)",
+    "self": "soft_margin_loss_double_backward(grad * grad_output, self, target, reduction)"})
+
+
+@op("binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, "
+    "Tensor? weight=None, int reduction=Mean) -> Tensor")
+def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
+    norm = _norm(self, reduction)
+    eps = 1e-12  # Loss.cpp's EPSILON
+
+    def fn(xp, g, x, t, *w):
+        r = g * (x - t) / xp.maximum((1 - x) * x, eps)
+        return (r * w[0] if w else r) * norm
+    tensors = (grad_output, self, target) + ((weight,) if weight is not None else ())
+    return _elementwise(fn, self, *tensors)
+
+
+derivatives(binary_cross_entropy_backward, {
+    "self": "binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, "
+            "reduction)",
+    "target": "binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, "
+              "reduction)",
+    "grad_output": "binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, "
+                   "reduction)"})
+
+
+@op("multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, "
+    "Scalar margin, Tensor? weight=None, int reduction=Mean) -> Tensor")
+def multi_margin_loss_backward(grad_output, self, target, p, margin, weight, reduction):
+    """LossMultiMargin.cpp: for each sample, every class j != target whose margin
+    z = margin - x[target] + x[j] is positive adds h = (p == 1 ? 1 : 2 z) (times weight[target])
+    to grad[j] and takes it from grad[target]; scaled by 1 / dim (and 1 / nframe for mean)."""
+    xp = xp_of(self)
+    x = self._array.reshape(-1, self.shape_tuple[-1]) if self.ndim else self._array.reshape(1, 1)
+    nframe, dim = x.shape
+    t = target._array.reshape(-1).astype(xp.int64)
+    rows = xp.arange(nframe)
+    z = margin - x[rows, t][:, None] + x
+    h = xp.where(z > 0, 1 if p == 1 else 2 * z, 0).astype(x.dtype)
+    h[rows, t] = 0
+    if weight is not None:
+        h = h * weight._array[t][:, None]
+    g = 1.0 / (nframe * dim) if reduction == _MEAN else 1.0 / dim
+    gi = h * g
+    gi[rows, t] = -gi.sum(axis=1)
+    go = grad_output._array
+    gi = gi * (go.reshape(-1, 1) if go.ndim else go)
+    return _fresh(xp.ascontiguousarray(gi.reshape(self.shape_tuple).astype(self.dtype.np)),
+                  self.dtype, self.device)
