@@ -155,3 +155,40 @@ def test_hardsigmoid_double_backward_is_torchs_error():
                                   create_graph=True)
     with pytest.raises((RuntimeError, NotImplementedError)):
         reftrace.autograd.grad(g.sum(), [x])
+
+
+def _u(*shape, seed=0):
+    return torch.from_numpy(np.random.default_rng(seed).uniform(-1, 1, shape)).requires_grad_()
+
+
+def _aten(m, name):
+    """An ATen op by its name: torch.ops.aten.NAME or reftrace's op table."""
+    return getattr(torch.ops.aten, name) if m is torch else reftrace.ops.get_packet(name)
+
+
+# max_pool3d without indices and adaptive_avg_pool3d reach the differentiable ops through
+# torch's composites (max_pool3d_with_indices, _adaptive_avg_pool3d), which reftrace's forward
+# modules do not route yet: these programs call the differentiable ops themselves.
+POOLS = {
+    "max_pool3d": (lambda m, x: m.nn.functional.max_pool3d(x, 2, 1, 1, return_indices=True)[0],
+                   [_u(1, 2, 4, 4, 3)]),
+    "max_pool3d_ceil_unbatched": (lambda m, x: m.nn.functional.max_pool3d(
+        x, 2, 2, 0, ceil_mode=True, return_indices=True)[0], [_u(3, 5, 5, 3)]),
+    "adaptive_max_pool2d": (lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (3, 2)),
+                            [_u(2, 3, 5, 4)]),
+    "adaptive_max_pool3d": (lambda m, x: m.nn.functional.adaptive_max_pool3d(x, (3, 2, 2)),
+                            [_u(2, 5, 4, 3)]),
+    "_adaptive_avg_pool3d": (lambda m, x: _aten(m, "_adaptive_avg_pool3d")(x, [3, 2, 2]),
+                             [_u(2, 2, 5, 4, 3)]),
+    "avg_pool3d": (lambda m, x: m.nn.functional.avg_pool3d(x, 2, 1, 1), [_u(1, 2, 4, 4, 3)]),
+    "avg_pool3d_ceil_exclude_pad": (lambda m, x: m.nn.functional.avg_pool3d(
+        x, 3, 2, 1, ceil_mode=True, count_include_pad=False), [_u(2, 5, 5, 4)]),
+    "avg_pool3d_divisor": (lambda m, x: m.nn.functional.avg_pool3d(x, 2, divisor_override=3),
+                           [_u(1, 2, 4, 4, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POOLS))
+def test_pooling_gradients_match_torch(name):
+    fn, inputs = POOLS[name]
+    compare_grads(fn, [t.detach().clone().requires_grad_() for t in inputs])

@@ -5,6 +5,8 @@ Kernels follow ATen's CPU kernels (aten/src/ATen/native/cpu/Activation.cpp, Bina
 Loss.cpp), one vectorised xp expression each. Each op carries its own derivatives.yaml entry where
 the yaml has one, so double backward runs through it as torch's does.
 """
+import numpy as np
+
 from .._tensor import _fresh, xp_of
 from ._registry import derivatives, op
 
@@ -230,3 +232,122 @@ def multi_margin_loss_backward(grad_output, self, target, p, margin, weight, red
     gi = gi * (go.reshape(-1, 1) if go.ndim else go)
     return _fresh(xp.ascontiguousarray(gi.reshape(self.shape_tuple).astype(self.dtype.np)),
                   self.dtype, self.device)
+
+
+# -- pooling ------------------------------------------------------------------------------------
+
+def _scatter_to_planes(xp, grad, shape, nd, flat_index):
+    """The adjoint of a gather over the last ``nd`` dims: ``grad`` (leading dims, then the
+    gathered taps, flattened) added at the flat spatial positions ``flat_index`` (the same shape,
+    or one row of taps shared by every leading index) of a zero tensor of ``shape``."""
+    lead = int(np.prod(shape[:-nd]))
+    plane = int(np.prod(shape[-nd:]))
+    g = grad.reshape(lead, -1)
+    idx = xp.broadcast_to(flat_index, g.shape) + xp.arange(lead)[:, None] * plane
+    if g.dtype.kind == "f":  # bincount: a vectorised add.at (it sums in float64)
+        out = xp.bincount(idx.ravel(), weights=g.ravel(), minlength=lead * plane)
+    else:
+        out = xp.zeros(lead * plane, dtype=g.dtype)
+        xp.add.at(out, idx.ravel(), g.ravel())
+    return out.reshape(shape).astype(grad.dtype, copy=False)
+
+
+def _max_pool_backward(grad_output, self, indices, nd):
+    """max pooling's gradient: each output's gradient goes to the input position its index
+    (flat over the last ``nd`` dims, as the forward's indices are) names."""
+    xp = xp_of(self)
+    lead = int(np.prod(self.shape_tuple[:-nd]))
+    arr = _scatter_to_planes(xp, grad_output._array, self.shape_tuple, nd,
+                             indices._array.reshape(lead, -1))
+    return _fresh(xp.ascontiguousarray(arr), grad_output.dtype, grad_output.device)
+
+
+@op("max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, "
+    "int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor")
+def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
+                                     ceil_mode, indices):
+    return _max_pool_backward(grad_output, self, indices, 3)
+
+
+derivatives(max_pool3d_with_indices_backward, {
+    "grad_output": "max_pool_double_backward(grad, indices, 3)", "self": "zeros_like(self)",
+    "indices": "non_differentiable"})
+
+
+@op("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor")
+def adaptive_max_pool2d_backward(grad_output, self, indices):
+    return _max_pool_backward(grad_output, self, indices, 2)
+
+
+derivatives(adaptive_max_pool2d_backward, {
+    "grad_output": "max_pool_double_backward(grad, indices, 2)", "self": "zeros_like(self)"})
+
+
+@op("adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor")
+def adaptive_max_pool3d_backward(grad_output, self, indices):
+    return _max_pool_backward(grad_output, self, indices, 3)
+
+
+derivatives(adaptive_max_pool3d_backward, {
+    "grad_output": "max_pool_double_backward(grad, indices, 3)", "self": "zeros_like(self)"})
+
+
+@op("_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor")
+def _adaptive_avg_pool3d_backward(grad_output, self):
+    """Each output's gradient, over its region's size, to every input of its region (the
+    forward's regions: nn_adaptive_pool._gathered)."""
+    from .nn_adaptive_pool import _gathered
+    xp = xp_of(self)
+    out = grad_output.shape_tuple[-3:]
+    _, valid, flat_index = _gathered(xp, self._array, list(out))   # (*out, K) each
+    share = grad_output._array[..., None] * valid / valid.sum(-1, keepdims=True)  # (..., *out, K)
+    arr = _scatter_to_planes(xp, share.reshape(share.shape[:-4] + (-1,)), self.shape_tuple, 3,
+                             xp.where(valid, flat_index, 0).reshape(-1))
+    return _fresh(xp.ascontiguousarray(arr), grad_output.dtype, grad_output.device)
+
+
+derivatives(_adaptive_avg_pool3d_backward, {
+    "grad_output": "_adaptive_avg_pool3d(grad, [grad_output.shape[-3], grad_output.shape[-2], "
+                   "grad_output.shape[-1]])",
+    "self": "zeros_like(self)"})
+
+
+@op("avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, "
+    "int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor")
+def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override):
+    """Each output's gradient over its divisor (AvgPoolKernel.cpp's, as the forward's) to every
+    tap of its window: one strided add per kernel offset."""
+    xp = xp_of(self)
+    nd = 3
+    k = list(kernel_size) * (nd // len(kernel_size))
+    s = list(stride) * (nd // len(stride)) if stride else k
+    p = list(padding) * (nd // len(padding))
+    g = grad_output._array
+    out = g.shape[-nd:]
+    in_size = self.shape_tuple[-nd:]
+    div = divisor_override
+    if not div:
+        div = 1
+        for i, (L, kk, pp, ss, o) in enumerate(zip(in_size, k, p, s, out)):
+            start = np.arange(o) * ss - pp
+            end = np.minimum(start + kk, L + pp)
+            count = end - start if count_include_pad else np.minimum(end, L) - np.maximum(start, 0)
+            div = div * count.reshape((-1,) + (1,) * (nd - 1 - i))
+        div = xp.asarray(div)
+    scaled = g / div
+    # taps beyond the padded input (ceil_mode) fall off the end: a generous buffer, then cropped
+    padded = tuple(max(L + 2 * pp, (o - 1) * ss + kk) for L, pp, o, ss, kk in zip(in_size, p, out, s, k))
+    dx = xp.zeros(g.shape[:-nd] + padded, dtype=g.dtype)
+    for offset in np.ndindex(*k):
+        dx[(Ellipsis,) + tuple(slice(o0, o0 + ss * (o - 1) + 1, ss)
+                               for o0, ss, o in zip(offset, s, out))] += scaled
+    dx = dx[(Ellipsis,) + tuple(slice(pp, pp + L) for pp, L in zip(p, in_size))]
+    return _fresh(xp.ascontiguousarray(dx).astype(self.dtype.np, copy=False), self.dtype,
+                  self.device)
+
+
+derivatives(avg_pool3d_backward, {
+    "grad_output": "avg_pool3d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, "
+                   "divisor_override)",
+    "self": "zeros_like(self)"})
