@@ -28,14 +28,9 @@ def _read_names(tree):
 WAITING = frozenset("""
     _embedding_bag_backward_symint
     _embedding_bag_per_sample_weights_backward _pack_padded_sequence_backward _pdist_backward
-    _upsample_bicubic2d_aa_backward _upsample_bilinear2d_aa_backward
-    _upsample_nearest_exact1d_backward _upsample_nearest_exact2d_backward
-    _upsample_nearest_exact3d_backward
     affine_grid_generator_backward
     conv_tbc_backward fractional_max_pool2d_backward fractional_max_pool3d_backward
     grid_sampler_2d_backward grid_sampler_3d_backward
-    upsample_bicubic2d_backward upsample_linear1d_backward upsample_nearest3d_backward
-    upsample_trilinear3d_backward
 """.split())
 
 

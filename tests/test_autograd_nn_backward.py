@@ -192,3 +192,38 @@ POOLS = {
 def test_pooling_gradients_match_torch(name):
     fn, inputs = POOLS[name]
     compare_grads(fn, [t.detach().clone().requires_grad_() for t in inputs])
+
+
+def _op(name, *args):
+    return lambda m, x: _aten(m, name)(x, *args)
+
+
+# F.interpolate records the .vec overloads, which in torch decompose to these per-dimension
+# overloads (the ones derivatives.yaml describes); reftrace's .vec overloads of these modes do
+# not decompose yet, so the programs call the per-dimension ops.
+UPSAMPLES = {
+    "linear1d": (_op("upsample_linear1d", [12], False, 2.5), [_u(2, 3, 5)]),
+    "linear1d_corners_down": (_op("upsample_linear1d", [3], True), [_u(2, 3, 7)]),
+    "bicubic2d": (_op("upsample_bicubic2d", [6, 8], False, 1.7, 1.7), [_u(1, 2, 4, 5)]),
+    "bicubic2d_corners": (_op("upsample_bicubic2d", [3, 7], True), [_u(1, 2, 4, 5)]),
+    "trilinear3d": (_op("upsample_trilinear3d", [3, 5, 4], False), [_u(1, 2, 2, 3, 5)]),
+    "nearest3d": (_op("upsample_nearest3d", [4, 6, 4], 2.0, 2.0, 2.0), [_u(1, 2, 2, 3, 2)]),
+    "nearest3d_down": (_op("upsample_nearest3d", [1, 2, 3]), [_u(1, 2, 2, 3, 5)]),
+    "nearest_exact1d": (_op("_upsample_nearest_exact1d", [7]), [_u(2, 3, 5)]),
+    "nearest_exact2d": (_op("_upsample_nearest_exact2d", [3, 2], 0.6, 0.6), [_u(2, 3, 5, 4)]),
+    "nearest_exact3d": (_op("_upsample_nearest_exact3d", [3, 4, 2]), [_u(1, 2, 2, 3, 5)]),
+    "bilinear2d_aa": (_op("_upsample_bilinear2d_aa", [3, 2], False), [_u(1, 2, 7, 5)]),
+    "bicubic2d_aa": (_op("_upsample_bicubic2d_aa", [3, 6], False), [_u(1, 2, 7, 5)]),
+    "bicubic2d_aa_corners_up": (_op("_upsample_bicubic2d_aa", [9, 6], True), [_u(1, 2, 7, 5)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UPSAMPLES))
+def test_upsampling_gradients_match_torch(name):
+    fn, inputs = UPSAMPLES[name]
+    compare_grads(fn, [t.detach().clone().requires_grad_() for t in inputs])
+
+
+def test_upsampling_float32_gradient():
+    x = _u(1, 2, 4, 5).detach().float().requires_grad_()
+    compare_grads(_op("upsample_bicubic2d", [7, 3], False), [x])

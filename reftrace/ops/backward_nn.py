@@ -351,3 +351,69 @@ derivatives(avg_pool3d_backward, {
     "grad_output": "avg_pool3d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, "
                    "divisor_override)",
     "self": "zeros_like(self)"})
+
+
+# -- upsampling ---------------------------------------------------------------------------------
+# The forward (nn_upsample._separable / _nearest) reads, one spatial axis at a time,
+# out[o] = sum_k w[o, k] * in[idx[o, k]]; its adjoint adds grad[o] * w[o, k] to in[idx[o, k]],
+# the axes in reverse order, with the forward's own taps.
+
+def _upsample_adjoint(grad_output, input_size, taps, order):
+    xp = xp_of(grad_output)
+    dims = len(input_size) - 2
+    ftype = np.float64 if grad_output.dtype.np == np.float64 else np.float32
+    g = grad_output._array.astype(ftype, copy=False)
+    for i in reversed(list(order or range(dims))):
+        axis = 2 + i
+        idx, w = taps(input_size[axis], g.shape[axis], i, ftype)
+        moved = xp.moveaxis(g, axis, -1)                                # (..., out)
+        contrib = moved[..., None] * xp.asarray(w)                      # (..., out, K)
+        shape = moved.shape[:-1] + (input_size[axis],)
+        g = xp.moveaxis(_scatter_to_planes(xp, contrib, shape, 1, xp.asarray(idx).reshape(-1)),
+                        -1, axis)
+    return _fresh(xp.ascontiguousarray(g.astype(grad_output.dtype.np, copy=False)),
+                  grad_output.dtype, grad_output.device)
+
+
+_SCALE_ARGS = {1: "float? scales=None", 2: "float? scales_h=None, float? scales_w=None",
+               3: "float? scales_d=None, float? scales_h=None, float? scales_w=None"}
+
+
+def _register_upsample_backward(name, dims, align_corners):
+    """``{name}_backward``: native_functions.yaml's schema, the adjoint kernel, and the yaml's
+    entry (its gradient is the forward itself: the op is linear in grad_output)."""
+    from . import nn_upsample as U
+    ac = "bool align_corners, " if align_corners else ""
+    scales = ", ".join(s.split()[1].split("=")[0] for s in _SCALE_ARGS[dims].split(", "))
+
+    @op(f"{name}_backward(Tensor grad_output, SymInt[{dims}] output_size, "
+        f"SymInt[{dims + 2}] input_size, {ac}{_SCALE_ARGS[dims]}) -> Tensor")
+    def backward(grad_output, output_size, input_size, *args):
+        input_size = [int(s) for s in input_size]
+        if align_corners:
+            _, taps, _, order = U._INTERP[name]
+            return _upsample_adjoint(grad_output, input_size, taps(args[0], list(args[1:])), order)
+        exact = name.startswith("_upsample_nearest_exact")
+
+        def nearest_taps(in_size, out_size, i, ftype):
+            idx = U._nearest_index(in_size, out_size, args[i], exact)
+            return idx[:, None], np.ones((out_size, 1), ftype)
+        return _upsample_adjoint(grad_output, input_size, nearest_taps, None)
+
+    derivatives(backward, {"grad_output": f"{name}(grad, output_size, "
+                                          f"{'align_corners, ' if align_corners else ''}{scales})"})
+    return backward
+
+
+upsample_linear1d_backward = _register_upsample_backward("upsample_linear1d", 1, True)
+upsample_bicubic2d_backward = _register_upsample_backward("upsample_bicubic2d", 2, True)
+upsample_trilinear3d_backward = _register_upsample_backward("upsample_trilinear3d", 3, True)
+_upsample_bilinear2d_aa_backward = _register_upsample_backward("_upsample_bilinear2d_aa", 2, True)
+_upsample_bicubic2d_aa_backward = _register_upsample_backward("_upsample_bicubic2d_aa", 2, True)
+upsample_nearest3d_backward = _register_upsample_backward("upsample_nearest3d", 3, False)
+_upsample_nearest_exact1d_backward = _register_upsample_backward("_upsample_nearest_exact1d", 1,
+                                                                 False)
+_upsample_nearest_exact2d_backward = _register_upsample_backward("_upsample_nearest_exact2d", 2,
+                                                                 False)
+_upsample_nearest_exact3d_backward = _register_upsample_backward("_upsample_nearest_exact3d", 3,
+                                                                 False)
