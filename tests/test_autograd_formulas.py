@@ -27,9 +27,7 @@ def _read_names(tree):
 # NotImplementedError naming the missing op; this list may only shrink.
 WAITING = frozenset("""
     _embedding_bag_backward_symint
-    _embedding_bag_per_sample_weights_backward _pack_padded_sequence_backward _pdist_backward
-    affine_grid_generator_backward
-    conv_tbc_backward fractional_max_pool2d_backward fractional_max_pool3d_backward
+    _embedding_bag_per_sample_weights_backward _pack_padded_sequence_backward
     grid_sampler_2d_backward grid_sampler_3d_backward
 """.split())
 

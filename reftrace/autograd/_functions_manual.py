@@ -1042,3 +1042,9 @@ def binary_cross_entropy_with_logits_target_backward(grad_output, self, target, 
     if reduction == 1:
         grad_target = _div_scalar(grad_target, target.numel())
     return grad_target
+
+
+def not_implemented(name, reason=""):
+    """A derivatives.yaml entry torch declares but does not implement: using it raises."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented." +
+                              (f" {reason}" if reason else ""))

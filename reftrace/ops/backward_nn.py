@@ -417,3 +417,101 @@ _upsample_nearest_exact2d_backward = _register_upsample_backward("_upsample_near
                                                                  False)
 _upsample_nearest_exact3d_backward = _register_upsample_backward("_upsample_nearest_exact3d", 3,
                                                                  False)
+
+
+# -- the rest: fractional pooling, affine grids, conv_tbc, pdist --------------------------------
+
+@op("fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "
+    "int[2] output_size, Tensor indices) -> Tensor")
+def fractional_max_pool2d_backward(grad_output, self, kernel_size, output_size, indices):
+    return _max_pool_backward(grad_output, self, indices, 2)
+
+
+derivatives(fractional_max_pool2d_backward, {
+    "grad_output": "max_pool_double_backward(grad, indices, 2)", "self": "zeros_like(self)"})
+
+
+@op("fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, "
+    "int[3] output_size, Tensor indices) -> Tensor")
+def fractional_max_pool3d_backward(grad_output, self, kernel_size, output_size, indices):
+    return _max_pool_backward(grad_output, self, indices, 3)
+
+
+derivatives(fractional_max_pool3d_backward, {
+    "grad_output": "max_pool_double_backward(grad, indices, 3)", "self": "zeros_like(self)"})
+
+
+@op("affine_grid_generator_backward(Tensor grad, SymInt[] size, bool align_corners) -> Tensor")
+def affine_grid_generator_backward(grad, size, align_corners):
+    """The grid is base @ theta^T (base: the (x, y[, z], 1) rows of the output positions), so
+    theta's gradient is grad^T @ base. The base rows come from the forward itself: with theta
+    = [I | 0] it returns their coordinates."""
+    from .nn_sampling import affine_grid_generator
+    xp = xp_of(grad)
+    size = [int(s) for s in size]
+    k = len(size) - 2
+    eye = np.concatenate([np.eye(k), np.zeros((k, 1))], 1)[None]
+    coords = affine_grid_generator.kernel(_fresh(xp.asarray(eye), grad.dtype, grad.device),
+                                          [1, 1] + size[2:], align_corners)._array.reshape(-1, k)
+    base = xp.concatenate([coords, xp.ones((coords.shape[0], 1), dtype=coords.dtype)], 1)
+    g = grad._array.reshape(size[0], -1, k)
+    res = xp.swapaxes(g, 1, 2) @ base                                   # (N, k, k + 1)
+    return _fresh(xp.ascontiguousarray(res.astype(grad.dtype.np, copy=False)), grad.dtype,
+                  grad.device)
+
+
+@op("conv_tbc_backward(Tensor self, Tensor input, Tensor weight, Tensor bias, int pad) "
+    "-> (Tensor, Tensor, Tensor)")
+def conv_tbc_backward(self, input, weight, bias, pad):
+    """conv_tbc is a 1d convolution in (time, batch, channel) layout (its forward calls the
+    convolution kernel on transposed views): its gradients are convolution_backward's, transposed
+    back. ``self`` is the gradient of the output, as in ATen's schema."""
+    from .backward import convolution_backward
+    xp = xp_of(input)
+
+    def tensor(arr, like):
+        return _fresh(xp.ascontiguousarray(arr), like.dtype, like.device)
+    g = tensor(self._array.transpose(1, 2, 0), self)                  # (B, C_out, T')
+    x = tensor(input._array.transpose(1, 2, 0), input)                # (B, C_in, T)
+    w = tensor(weight._array.transpose(2, 1, 0), weight)              # (C_out, C_in, K)
+    gi, gw, gb = convolution_backward.kernel(g, x, w, list(bias.shape_tuple), [1], [pad], [1],
+                                             False, [0], 1, [True, True, True])
+    return (tensor(gi._array.transpose(2, 0, 1), input), tensor(gw._array.transpose(2, 1, 0),
+                                                                 weight),
+            tensor(gb._array.astype(bias.dtype.np, copy=False), bias))
+
+
+@op("_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor")
+def _pdist_backward(grad, self, p, pdist):
+    """Each pair's distance d = ||x_i - x_j||_p gives x_i grad * dd/dx_i and x_j its negative
+    (Distance.cpp's per-p formulas: 0 for p = 0 and for d = 0)."""
+    xp = xp_of(self)
+    n = self.shape_tuple[0]
+    i, j = (xp.asarray(v) for v in np.triu_indices(n, 1))
+    a = self._array
+    diff = a[i] - a[j]                                                   # (pairs, m)
+    d = pdist._array[:, None]
+    g = grad._array[:, None]
+    safe = xp.where(d == 0, 1, d)
+    if p == 0:
+        dd = xp.zeros_like(diff)
+    elif p == 1:
+        dd = xp.sign(diff)
+    elif p == 2:
+        dd = diff / safe
+    elif p == float("inf"):
+        dd = xp.sign(diff) * (xp.abs(diff) == d)
+    elif p < 1:
+        dd = xp.sign(diff) * xp.abs(diff) ** (p - 1) / safe ** (p - 1)
+    else:
+        dd = diff * xp.abs(diff) ** (p - 2) / safe ** (p - 1)
+    contrib = xp.where(d == 0, 0, g * dd)
+    out = xp.zeros(a.shape, dtype=a.dtype)
+    xp.add.at(out, i, contrib)
+    xp.add.at(out, j, -contrib)
+    return _fresh(out.astype(self.dtype.np, copy=False), self.dtype, self.device)
+
+
+derivatives(_pdist_backward, {"grad": 'not_implemented("_pdist_backward")',
+                              "self": 'not_implemented("_pdist_backward")',
+                              "pdist": 'not_implemented("_pdist_backward")'})
