@@ -27,7 +27,7 @@ def _read_names(tree):
 # NotImplementedError naming the missing op; this list may only shrink.
 WAITING = frozenset("""
     _embedding_bag_backward_symint
-    _embedding_bag_per_sample_weights_backward _pack_padded_sequence_backward
+    _embedding_bag_per_sample_weights_backward
     grid_sampler_2d_backward grid_sampler_3d_backward
 """.split())
 

@@ -242,6 +242,10 @@ REST = {
                        [_u(2, 2, 3)], True),
     "affine_grid_3d_corners": (lambda m, th: m.nn.functional.affine_grid(
         th, [1, 3, 2, 4, 5], align_corners=True), [_u(1, 3, 4)], True),
+    "pack_padded_sequence": (lambda m, x: m.nn.utils.rnn.pack_padded_sequence(
+        x, m.tensor([4, 2, 1]), batch_first=False).data, [_u(4, 3, 2)], False),
+    "pack_padded_sequence_batch_first": (lambda m, x: m.nn.utils.rnn.pack_padded_sequence(
+        x, m.tensor([3, 3, 2, 1]), batch_first=True).data, [_u(4, 3, 2)], False),
     # torch differentiates conv_tbc_backward and _pdist_backward no further
     "conv_tbc": (lambda m, x, w, b: m.conv_tbc(x, w, b, 1),
                  [_u(5, 2, 3), _u(3, 3, 4, seed=1), _u(4, seed=2)], False),

@@ -515,3 +515,22 @@ def _pdist_backward(grad, self, p, pdist):
 derivatives(_pdist_backward, {"grad": 'not_implemented("_pdist_backward")',
                               "self": 'not_implemented("_pdist_backward")',
                               "pdist": 'not_implemented("_pdist_backward")'})
+
+
+@op("_pack_padded_sequence_backward(Tensor grad, SymInt[] input_size, Tensor batch_sizes, "
+    "bool batch_first) -> Tensor")
+def _pack_padded_sequence_backward(grad, input_size, batch_sizes, batch_first):
+    """The packed rows back to their (time, batch) slots: step t holds batch_sizes[t] rows, the
+    first batch_sizes[t] sequences' elements at time t (PackedSequence.cpp); padding gets 0."""
+    xp = xp_of(grad)
+    size = [int(s) for s in input_size]
+    if batch_first:
+        size[0], size[1] = size[1], size[0]
+    sizes = np.asarray(batch_sizes._array if xp is np else batch_sizes._array.get(), np.int64)
+    steps = np.repeat(np.arange(len(sizes)), sizes)
+    batch = np.concatenate([np.arange(s) for s in sizes]) if len(sizes) else steps
+    out = xp.zeros(tuple(size), dtype=grad.dtype.np)
+    out[xp.asarray(steps), xp.asarray(batch)] = grad._array
+    if batch_first:
+        out = xp.swapaxes(out, 0, 1)
+    return _fresh(xp.ascontiguousarray(out), grad.dtype, grad.device)
