@@ -15,7 +15,10 @@ import pytest
 import reftrace
 from autograd_oracle import compare_grads, to_reftrace
 
-torch = pytest.importorskip("torch")
+try:  # torch is the oracle: without it these tests skip
+    import torch
+except ImportError:  # pragma: no cover - torch-free machines
+    pytest.skip("torch 2.13 (the oracle) is not installed", allow_module_level=True)
 pytestmark = pytest.mark.filterwarnings("ignore")
 
 N_SAMPLES = 3
