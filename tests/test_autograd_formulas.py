@@ -26,8 +26,6 @@ def _read_names(tree):
 # brought their forward ops first). A backward through one of these ops raises
 # NotImplementedError naming the missing op; this list may only shrink.
 WAITING = frozenset("""
-    _embedding_bag_backward_symint
-    _embedding_bag_per_sample_weights_backward
     grid_sampler_2d_backward grid_sampler_3d_backward
 """.split())
 

@@ -283,3 +283,35 @@ def test_pdist_double_backward_refused_as_torch():
 def test_conv_tbc_double_backward():
     fn, inputs, _ = REST["conv_tbc"]
     compare_grads(fn, [t.detach().clone().requires_grad_() for t in inputs], names=False)
+
+
+def _bag(mode, freq=False, pad=-1, last=False):
+    """aten::_embedding_bag (what torch's embedding_bag calls; reftrace's F.embedding_bag records
+    embedding_bag itself, which has no derivative yet): the bags' values only."""
+    def program(m, w, *per_sample_weights):
+        offsets = [0, 3, 3, 7] + ([10] if last else [])
+        return _aten(m, "_embedding_bag")(
+            w, m.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0, 0]), m.tensor(offsets), freq, mode, False,
+            per_sample_weights[0] if per_sample_weights else None, last, pad)[0]
+    return program
+
+
+# torch's _embedding_bag_backward derivatives are not implemented: first order only
+BAGS = {
+    "sum": (_bag(0), [_u(10, 3)]),
+    "mean": (_bag(1), [_u(10, 3)]),
+    "max": (_bag(2), [_u(10, 3)]),
+    "max_include_last_offset": (_bag(2, last=True), [_u(10, 3)]),
+    "sum_padding_idx": (_bag(0, pad=4), [_u(10, 3)]),
+    "sum_scale_grad_by_freq": (_bag(0, True), [_u(10, 3)]),
+    "mean_padding_idx_scale_grad_by_freq": (_bag(1, True, 2), [_u(10, 3)]),
+    "per_sample_weights": (_bag(0), [_u(10, 3), _u(10, seed=3)]),
+    "per_sample_weights_padding_last_offset": (_bag(0, pad=0, last=True),
+                                               [_u(10, 3), _u(10, seed=3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAGS))
+def test_embedding_bag_gradients_match_torch(name):
+    fn, inputs = BAGS[name]
+    compare_grads(fn, [t.detach().clone().requires_grad_() for t in inputs], second_order=False)

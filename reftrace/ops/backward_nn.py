@@ -534,3 +534,76 @@ def _pack_padded_sequence_backward(grad, input_size, batch_sizes, batch_first):
     if batch_first:
         out = xp.swapaxes(out, 0, 1)
     return _fresh(xp.ascontiguousarray(out), grad.dtype, grad.device)
+
+
+# -- embedding_bag ------------------------------------------------------------------------------
+
+def _bag_of(xp, offsets, n):
+    """Each index's bag (ATen's offset2bag, which its 'sum' fast path leaves empty)."""
+    return xp.searchsorted(offsets._array.astype(np.int64), xp.arange(n), side="right") - 1
+
+
+@op("_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, "
+    "Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, "
+    "int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor")
+def _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices,
+                            num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                            padding_idx):
+    """The weight's gradient (EmbeddingBag.cpp _embedding_bag_dense_backward): 'sum' and 'mean'
+    add each bag's gradient (times the sample's weight, over the bag's size) to the rows its
+    indices name, 'max' to the row each maximum came from; padding_idx's rows get none."""
+    if sparse:
+        raise NotImplementedError("embedding_bag: sparse gradients are not supported by reftrace "
+                                  "(reftrace has no sparse tensors); pass sparse=False")
+    xp = xp_of(grad)
+    g = grad._array
+    out = xp.zeros((int(num_weights), g.shape[1]), dtype=g.dtype)
+    idx = indices._array.reshape(-1).astype(np.int64)
+    if mode == 2:
+        rows = maximum_indices._array.astype(np.int64)              # (bags, dim)
+        live = (bag_size._array > 0)[:, None] & xp.ones(rows.shape, dtype=bool)
+        cols = xp.broadcast_to(xp.arange(g.shape[1]), rows.shape)
+        xp.add.at(out, (rows[live], cols[live]), g[live])
+        return _fresh(out, grad.dtype, grad.device)
+    bag = _bag_of(xp, offsets, idx.shape[0])
+    keep = idx != padding_idx
+    scale = xp.ones(idx.shape[0], dtype=g.dtype)
+    if per_sample_weights is not None:
+        scale = scale * per_sample_weights._array.reshape(-1)
+    if mode == 1:
+        sizes = xp.bincount(bag[keep], minlength=g.shape[0])
+        scale = scale / xp.maximum(sizes, 1)[bag]
+    if scale_grad_by_freq:
+        # as ATen's loop over the sorted indices' unique values: the k-th unique value's rows are
+        # scaled by 1 / counts[sorted[k]] (it reads counts[indices_data[i]] with i the group
+        # number, not the group's start), which is what torch 2.13 computes
+        ordered = xp.sort(idx)
+        uniq, group = xp.unique(idx, return_inverse=True)
+        counts = xp.bincount(idx, minlength=int(num_weights))
+        scale = scale / counts[ordered[:uniq.shape[0]]][group.reshape(-1)]
+    xp.add.at(out, idx[keep], g[bag[keep]] * scale[keep][:, None])
+    return _fresh(out, grad.dtype, grad.device)
+
+
+derivatives(_embedding_bag_backward, {
+    "grad": 'not_implemented("_embedding_bag_backward")', "indices": "non_differentiable",
+    "offsets": "non_differentiable", "offset2bag": "non_differentiable",
+    "bag_size": "non_differentiable", "maximum_indices": "non_differentiable",
+    "per_sample_weights": 'not_implemented("_embedding_bag_backward")'})
+
+
+@op("_embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, "
+    "Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor")
+def _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode,
+                                               padding_idx):
+    """Each sample's weight multiplied its row into its bag's sum: its gradient is that row
+    dotted with the bag's gradient (0 for padding_idx)."""
+    if mode != 0:
+        raise RuntimeError("embedding_bag_backward: per_sample_weights only supported for "
+                           "mode='sum'")
+    xp = xp_of(grad)
+    idx = indices._array.reshape(-1).astype(np.int64)
+    bag = _bag_of(xp, offsets, idx.shape[0])
+    res = (grad._array[bag] * weight._array[idx]).sum(-1)
+    res = xp.where(idx == padding_idx, 0, res).astype(grad.dtype.np, copy=False)
+    return _fresh(xp.ascontiguousarray(res), grad.dtype, grad.device)
