@@ -26,20 +26,7 @@ def _read_names(tree):
 # brought their forward ops first). A backward through one of these ops raises
 # NotImplementedError naming the missing op; this list may only shrink.
 WAITING = frozenset("""
-    _adaptive_avg_pool3d_backward _embedding_bag_backward_symint
-    _embedding_bag_per_sample_weights_backward _pack_padded_sequence_backward _pdist_backward
-    _prelu_kernel_backward _upsample_bicubic2d_aa_backward _upsample_bilinear2d_aa_backward
-    _upsample_nearest_exact1d_backward _upsample_nearest_exact2d_backward
-    _upsample_nearest_exact3d_backward adaptive_max_pool2d_backward adaptive_max_pool3d_backward
-    affine_grid_generator_backward avg_pool3d_backward binary_cross_entropy_backward
-    binary_cross_entropy_target_backward binary_cross_entropy_with_logits_backward
-    binary_cross_entropy_with_logits_target_backward glu_backward grid_sampler_2d_backward
-    grid_sampler_3d_backward hardshrink_backward hardsigmoid_backward hardswish_backward
-    huber_loss_backward infinitely_differentiable_mish_backward max_pool3d_with_indices_backward
-    mish_backward multi_margin_loss_backward smooth_l1_loss_backward soft_margin_loss_backward
-    softshrink_backward upsample_bicubic2d_backward upsample_linear1d_backward
-    upsample_nearest3d_backward upsample_trilinear3d_backward GradMode conv_tbc_backward
-    fractional_max_pool2d_backward fractional_max_pool3d_backward
+    grid_sampler_2d_backward grid_sampler_3d_backward
 """.split())
 
 

@@ -907,3 +907,172 @@ def reverse_list(xs):
 
 
 reverse_list_symint = reverse_list
+# -- nn activations' and losses' helpers (double backward of their backward ops) ---------------
+
+def _div_scalar(tensor, number):
+    """C++'s ``tensor / number``: div.Scalar (DivBackward1), not Python's div.Tensor."""
+    return _rt.ops.get_packet("div").Scalar(tensor, number)
+
+
+def infinitely_differentiable_mish_backward(grad_output, input):
+    sigmoid = input.sigmoid()
+    softplus = _rt.nn.functional.softplus(input)
+    tanh_softplus = softplus.tanh()
+    return grad_output * (tanh_softplus + input * sigmoid * (1 - tanh_softplus * tanh_softplus))
+
+
+def glu_double_backward(grad, grad_output, input, dim):
+    gO = grad_output
+    input_size = input.size(dim) // 2
+    first_half = input.narrow(dim, 0, input_size)
+    second_half = input.narrow(dim, input_size, input_size)
+    sig_second_half = second_half.sigmoid()
+    one_sub_sig_second_half = 1 - sig_second_half
+    sig_one_sub_sig = sig_second_half * one_sub_sig_second_half
+    ggI_first_half = grad.narrow(dim, 0, input_size)
+    ggI_second_half = grad.narrow(dim, input_size, input_size)
+    ggI_second_half_times_first_half = ggI_second_half * first_half
+    gI_first_half = ggI_second_half * gO * sig_one_sub_sig
+    second_order_sh = (sig_one_sub_sig * one_sub_sig_second_half
+                       - sig_second_half * sig_one_sub_sig)
+    gI_second_half = (ggI_second_half_times_first_half * gO * second_order_sh
+                      + ggI_first_half * gO * sig_one_sub_sig)
+    return _rt.cat([gI_first_half, gI_second_half], dim)
+
+
+def glu_double_backward_grad_output(grad, input, dim):
+    dim = _wrap_dim(dim, input.dim())
+    sizes = list(input.shape)
+    sizes[dim] //= 2
+    tmp = grad * _rt.ops.get_packet("glu_backward")(_rt.ones(sizes, dtype=input.dtype), input, dim)
+    return tmp.narrow(dim, 0, sizes[dim]) + tmp.narrow(dim, sizes[dim], sizes[dim])
+
+
+def smooth_l1_loss_double_backward(grad, input, target, reduction, beta):
+    if beta == 0:  # guards the division by beta
+        return _rt.zeros(grad.shape, dtype=grad.dtype)
+    d = (input - target).abs()
+    grad_input = _div_scalar(grad * (d < beta).type_as(grad), beta)
+    if reduction == 1:
+        grad_input = _div_scalar(grad_input, input.numel())
+    return grad_input
+
+
+def huber_loss_double_backward(grad, input, target, reduction, delta):
+    d = (input - target).abs()
+    grad_input = grad * (d < delta)
+    if reduction == 1:
+        grad_input = _div_scalar(grad_input, input.numel())
+    return grad_input
+
+
+def huber_loss_double_backward_grad_output(grad, grad_output, input, target, reduction, delta):
+    backward = _rt.ops.get_packet("huber_loss_backward")
+    if reduction == 0:
+        return backward(grad, input, target, reduction, delta)
+    r = backward(_rt.ones_like(grad_output), input, target, reduction, delta)
+    return (r * grad).sum()
+
+
+def soft_margin_loss_double_backward(grad, input, target, reduction):
+    z = (input * -target).exp()
+    zplus1 = z + 1
+    grad_input = grad * (target * target) * z / (zplus1 * zplus1)
+    if reduction == 1:
+        grad_input = _div_scalar(grad_input, input.numel())
+    return grad_input
+
+
+def soft_margin_loss_double_backward_grad_output(grad, grad_output, input, target, reduction):
+    backward = _rt.ops.get_packet("soft_margin_loss_backward")
+    if reduction == 0:
+        return backward(grad, input, target, reduction)
+    r = backward(_rt.ones_like(grad_output), input, target, reduction)
+    return (r * grad).sum()
+
+
+def binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
+    grad_target = -(self / (1 - self)).log() * grad  # at::logit(self), reftrace has no logit op
+    if weight is not None:
+        grad_target = grad_target * weight
+    if reduction == 1:
+        grad_target = _div_scalar(grad_target, target.numel())
+    return grad_target
+
+
+def binary_cross_entropy_double_backward(grad_output, grad, input, target, weight, reduction):
+    eps = 1e-12
+    inp_pl_eps = input + eps
+    one_m_inp_pl_eps = 1 - input + eps
+    gI = (input * input - 2 * input * target + target) / (inp_pl_eps.pow(2) * one_m_inp_pl_eps.pow(2))
+    gI = gI * (grad * grad_output)
+    if weight is not None:
+        gI = gI * weight
+    if reduction == 1:
+        return _div_scalar(gI, input.numel())
+    return gI
+
+
+def binary_cross_entropy_double_backward_grad_output(grad, input, target, weight, reduction):
+    eps = 1e-12
+    ggO = (input - target) / ((input + eps) * (1 - input + eps))
+    ggO = ggO * grad
+    if weight is not None:
+        ggO = ggO * weight
+    if reduction == 1:
+        return _div_scalar(ggO.sum(), input.numel())
+    if reduction == 2:
+        return ggO.sum()
+    return ggO
+
+
+def binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction):
+    res = -grad * grad_output
+    if weight is not None:
+        res = res * weight
+    neg_self = 1 - self
+    denom = self * neg_self
+    # torch clamps denom in place under NoGradGuard: the clamp is not differentiated
+    denom = denom + (denom.clamp_min(1e-12) - denom).detach()
+    res = res / denom
+    if reduction == 1:
+        res = _div_scalar(res, self.numel())
+    return res
+
+
+def binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_weight, reduction):
+    if pos_weight is not None:
+        t = pos_weight * target
+        grad_input = (t + 1 - target) * input.sigmoid() - t
+    else:
+        grad_input = input.sigmoid() - target
+    grad_input = grad_input * grad
+    if weight is not None:
+        grad_input = grad_input * weight
+    if reduction == 1:
+        grad_input = _div_scalar(grad_input, input.numel())
+    return grad_input
+
+
+def binary_cross_entropy_with_logits_target_backward(grad_output, self, target, weight,
+                                                     pos_weight, reduction):
+    softplus = _rt.nn.functional.softplus  # log_sigmoid(x) = -softplus(-x): reftrace's
+    # log_sigmoid has no derivative yet, softplus has (the same values and gradients)
+
+    def log_sigmoid(x):
+        return -softplus(-x)
+    if pos_weight is not None:
+        grad_target = (log_sigmoid(-self) - log_sigmoid(self) * pos_weight) * grad_output
+    else:
+        grad_target = -self * grad_output
+    if weight is not None:
+        grad_target = grad_target * weight
+    if reduction == 1:
+        grad_target = _div_scalar(grad_target, target.numel())
+    return grad_target
+
+
+def not_implemented(name, reason=""):
+    """A derivatives.yaml entry torch declares but does not implement: using it raises."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented." +
+                              (f" {reason}" if reason else ""))

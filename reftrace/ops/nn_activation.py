@@ -47,7 +47,7 @@ def mish(self):
 
 
 derivatives(mish, {"self": "(infinitely_differentiable_mish_backward(grad, self) "
-                           "if GradMode.is_enabled() else mish_backward(grad, self))"})
+                           "if is_grad_enabled() else mish_backward(grad, self))"})
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946

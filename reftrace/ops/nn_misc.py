@@ -436,7 +436,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, p
 derivatives(_embedding_bag, {
     "indices": "non_differentiable",
     "offsets": "non_differentiable",
-    "weight": "_embedding_bag_backward_symint(grads[0], indices, offsets, result1, result2, result3, "
+    "weight": "_embedding_bag_backward(grads[0], indices, offsets, result1, result2, result3, "
               "weight.shape[0], scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)",
     "per_sample_weights": "_embedding_bag_per_sample_weights_backward(grads[0], weight, indices, offsets, "
                           "result1, mode, padding_idx)"})
