@@ -155,6 +155,9 @@ def _key_fits(typ, k):
 def interpreter_failure(e):
     """What torch raises when an op fails while a trace runs: a RuntimeError saying so, with
     the op's own error as its last line (and as the cause, for Python readers)."""
+    from ._python_op import JitRefusal
+    if isinstance(e, JitRefusal):
+        return RuntimeError(str(e))
     kind = "RuntimeError" if isinstance(e, InterpreterError) else type(e).__name__
     return RuntimeError("The following operation failed in the TorchScript interpreter.\n"
                         "Traceback of TorchScript (most recent call last):\n"

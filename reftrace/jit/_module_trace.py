@@ -252,7 +252,7 @@ class _Method:
 
     def run_interpreted(self, *args, **kwargs):
         """Run the method (and the submodule methods it calls) through the interpreter."""
-        from ._call_args import bind
+        from ._call_args import bind, interpreter_failure
         from .interpreter import run_graph
         args = bind(self.graph, self.name, (self.module,) + args, kwargs, skip=1)
         try:

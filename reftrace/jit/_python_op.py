@@ -162,10 +162,15 @@ def _subgraph(node, last_recorded, trace_outputs):
 
 # -- running (createPythonOperation) -------------------------------------------------------------
 
+class JitRefusal(RuntimeError):
+    """torch refuses the node when it builds the operation (createPythonOperation's TORCH_CHECK),
+    before anything runs: the error reaches the caller as it is, not as an op failure."""
+
+
 def run_python_op(node, tensors):
     """Call the Function again: scalars from the node, tensors from the graph, in cconv order."""
     if node.hasAttribute("inplace") and node.i("inplace"):
-        raise RuntimeError(f"inplace {node.name()} not supported in the JIT")
+        raise JitRefusal(f"inplace {node.name()} not supported in the JIT")
     tensors = iter(tensors)
     scalars = iter(node.scalar_args_)
     args = [next(tensors) if c == "d" else next(scalars) for c in node.cconv_]

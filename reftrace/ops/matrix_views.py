@@ -10,7 +10,7 @@ copy that would not alias its input.
 import warnings
 
 from .._tensor import _view_of
-from ._registry import derivatives, op
+from ._registry import composite, op
 from .shape import _transposed
 
 
@@ -50,7 +50,10 @@ def numpy_T(self):
     return _view_of(self, *_reversed(self))
 
 
-derivatives(numpy_T, {"self": "grad.T"})  # CompositeImplicit in torch: the permute's gradient
+@composite(numpy_T)  # CompositeImplicit in torch: a permute (PermuteBackward0)
+def _numpy_T_composite(self):
+    numpy_T.kernel(self)  # its checks and warning
+    return self.permute(list(range(self.ndim - 1, -1, -1)))
 
 
 @op("matrix_H(Tensor(a) self) -> Tensor(a)", variants=())
@@ -60,7 +63,10 @@ def matrix_H(self):
     return _view_of(self, *_transposed(self, 0, -1))
 
 
-derivatives(matrix_H, {"self": "grad.H"})  # CompositeImplicit in torch: transpose (+ conj)
+@composite(matrix_H)  # CompositeImplicit in torch: a transpose (TransposeBackward0)
+def _matrix_H_composite(self):
+    matrix_H.kernel(self)
+    return self.transpose(0, -1)
 
 
 @op("mT(Tensor(a) self) -> Tensor(a)", variants=())
@@ -69,7 +75,10 @@ def mT(self):
     return _view_of(self, *_transposed(self, 0, -1) if self._array.ndim == 0 else _transposed(self, -2, -1))
 
 
-derivatives(mT, {"self": "grad.mT"})  # CompositeImplicit in torch: the transpose's gradient
+@composite(mT)  # CompositeImplicit in torch: a transpose (TransposeBackward0)
+def _mT_composite(self):
+    mT.kernel(self)
+    return self.transpose(0, -1) if self.ndim == 0 else self.transpose(-2, -1)
 
 
 @op("mH(Tensor(a) self) -> Tensor(a)", variants=())
@@ -79,4 +88,7 @@ def mH(self):
     return _view_of(self, *_transposed(self, 0, -1) if self._array.ndim == 0 else _transposed(self, -2, -1))
 
 
-derivatives(mH, {"self": "grad.mH"})  # CompositeImplicit in torch: transpose (+ conj)
+@composite(mH)  # CompositeImplicit in torch: a transpose (TransposeBackward0)
+def _mH_composite(self):
+    mH.kernel(self)
+    return self.transpose(0, -1) if self.ndim == 0 else self.transpose(-2, -1)

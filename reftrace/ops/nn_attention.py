@@ -59,9 +59,9 @@ def baddbmm(self, batch1, batch2, beta, alpha):
 
 
 derivatives(baddbmm, {
-    "self": "maybe_multiply(grad, beta.conj())",
-    "batch1": "maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha.conj())",
-    "batch2": "maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha.conj())"})
+    "self": "maybe_multiply(grad, beta.conjugate())",
+    "batch1": "maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha.conjugate())",
+    "batch2": "maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha.conjugate())"})
 
 
 # -- scaled_dot_product_attention ------------------------------------------------------------------

@@ -11,6 +11,8 @@ from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from .nn_conv import sizes, windows, constant_padded
 from ._registry import composite, derivatives, op
+from .casts import suggest_memory_format
+from .._device import channels_last
 from ._memory_format import like_input
 from ..autograd._variable_type import attach_history
 
@@ -304,7 +306,13 @@ def adaptive_avg_pool2d(self, output_size):
 def _adaptive_avg_pool2d_composite(self, output_size):
     # AdaptiveAveragePooling.cpp: output 1x1 is a mean (MeanBackward1), else _adaptive_avg_pool2d
     if list(output_size) == [1, 1] and self.numel() > 0:
-        return self.mean([-1, -2], True)
+        out = self.mean([-1, -2], True)
+        if self.ndim == 4 and suggest_memory_format(self) is channels_last:
+            # torch restrides it in place (out.as_strided_: AsStridedBackward1); reftrace has no
+            # as_strided_, so a view gives the same strides and gradients (AsStridedBackward0)
+            n, c = self.shape_tuple[:2]
+            out = out.as_strided([n, c, 1, 1], [c, 1, c, c])
+        return out
     return attach_history(adaptive_avg_pool2d, [self, output_size],
                           adaptive_avg_pool2d.kernel(self, output_size))
 

@@ -1,6 +1,6 @@
 """roll and broadcast_to (ATen/native/TensorTransformations.cpp, TensorShape.cpp)."""
 from .._tensor import _fresh, _wrap_dim, xp_of
-from ._registry import derivatives, op
+from ._registry import composite, derivatives, op
 from .shape import expand_to
 
 
@@ -26,4 +26,6 @@ def broadcast_to(self, size):
     return expand_to(self, size)  # CompositeImplicit: self.expand(size)
 
 
-derivatives(broadcast_to, {"self": "sum_to(grad, self.shape)"})  # CompositeImplicit: expand's formula
+@composite(broadcast_to)  # CompositeImplicit in torch: self.expand(size) (ExpandBackward0)
+def _broadcast_to_composite(self, size):
+    return self.expand(size)
