@@ -21,8 +21,7 @@ decorator). torch 2.13 emits a DeprecationWarning on every ``torch.jit.trace`` c
 
 Markers: ``@lacks`` skips a port whose original needs something reftrace does not have;
 ``@tracer_bug`` is a strict xfail for a reftrace tracer bug; ``@save_load_half`` adds the port's
-``_export_import`` twin (checkTrace's save/load round trip), skipped until save/load exists
-(issue 10); ``@parity_bug`` marks only the
+``_export_import`` twin (checkTrace's save/load round trip); ``@parity_bug`` marks only the
 ``test_matches_torch`` case of a port whose assertions pass but whose graph or message text
 differs from torch's (strict xfail there).
 """
@@ -1284,7 +1283,6 @@ def test_trace_tensor_factory(torch):
     _trace_tensor_factory(torch, dtype=torch.int, inputs_require_grads=False)
 
 
-@lacks("needs out= overloads (reftrace's op binder has no out=; ones.out)")
 def test_trace_tensor_factory_out(torch):
     """The out= case of TestTracer.test_trace_tensor_factory (test/jit/test_tracer.py)."""
     _trace_tensor_factory(torch, out=torch.tensor([]))
