@@ -56,7 +56,6 @@ KNOWN_GAPS = {
     "sgn": "reftrace has no sgn op (Tensor.sgn is sign for real dtypes)",
     "cdouble": "reftrace has no complex real()/conj ops yet",
     "cfloat": "reftrace has no complex real()/conj ops yet",
-    "t": "reftrace's t() of a 0-dim tensor fails in its forward",
     # the nn layers' ops whose gradients are not torch's yet (issue 9's list of what is left)
     'cdist': "no derivative for cdist yet (torch: _cdist_forward's CdistBackward0)",
     'nn.functional.cosine_similarity': "composite in torch (its grad_fn is SumBackward1): reftrace's decomposition is not ported yet",
