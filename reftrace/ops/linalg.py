@@ -287,8 +287,13 @@ def addmm(self, mat1, mat2, beta, alpha):
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{t.dtype.ir_name} and {mat2.dtype.ir_name}")
     _check_expand(self._array.shape, (s1[0], s2[1]))
-    out = _product(mat1, mat2, "addmm_impl_cpu_")
-    # the scalars in the result's type: integer results truncate them (alpha=1.5 acts as 1)
+    return scaled_sum(_product(mat1, mat2, "addmm_impl_cpu_"), self, beta, alpha)
+
+
+def scaled_sum(out, self, beta, alpha):
+    """``beta * self + alpha * out`` into ``out`` (a fresh product): addmm's and baddbmm's
+    epilogue. The scalars are taken in the result's type: integer results truncate them
+    (alpha=1.5 acts as 1); beta=0 ignores ``self`` (even its NaNs), as ATen does."""
     alpha, beta = checked_scalar(alpha, out.dtype), checked_scalar(beta, out.dtype)
     arr = out._array
     if alpha != 1:

@@ -23,7 +23,7 @@ from .. import _dtype as D
 from .._tensor import _fresh, _strided, xp_of
 from .._device import strided
 from ._registry import derivatives, get_packet, op
-from .linalg import _check_bmm, _product, checked_scalar
+from .linalg import _check_bmm, _product, scaled_sum
 from .nn_misc import _dropout
 
 
@@ -41,8 +41,7 @@ def baddbmm(self, batch1, batch2, beta, alpha):
         raise RuntimeError(f"Input dtypes must be the same, got: input {self.dtype.ir_name}, "
                            f"batch1: {batch1.dtype.ir_name}, batch2: {batch2.dtype.ir_name}")
     out = _product(batch1, batch2, "bmm")
-    arr = out._array
-    target = arr.shape
+    target = out._array.shape
     try:
         np.broadcast_shapes(self._array.shape, target)
     except ValueError:
@@ -50,12 +49,7 @@ def baddbmm(self, batch1, batch2, beta, alpha):
                            f"size ({self._array.shape[-1]}) at non-singleton dimension "
                            f"{len(self._array.shape) - 1}.  Target sizes: {list(target)}.  Tensor "
                            f"sizes: {list(self._array.shape)}") from None
-    alpha, beta = checked_scalar(alpha, out.dtype), checked_scalar(beta, out.dtype)
-    if alpha != 1:
-        arr *= alpha
-    if beta != 0:
-        arr += self._array if beta == 1 else self._array * np.asarray(beta, arr.dtype)
-    return out
+    return scaled_sum(out, self, beta, alpha)
 
 
 derivatives(baddbmm, {
