@@ -6,8 +6,9 @@ from .tracer import TracerWarning
 from ._check import TracingCheckError
 from .ir import Graph, Node, Value
 from ._export_module import save
+from .interpreter import Interpreter
 
-__all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value", "save"]
+__all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value", "save", "Interpreter"]
 
 # loading (ser-load): torch.jit.load, the loaded module class, torch._C.parse_ir
 from ._load import load  # noqa: E402

@@ -1,8 +1,10 @@
 """The interpreter: runs a traced Graph on new inputs through the same op table.
 
-A small visitor in the style of torch.fx's Interpreter: ``run`` binds the graph inputs, then
-calls one hook per node (``run_node`` picks ``prim_<Name>`` / ``aten_<name>`` overrides, else
-``call_op``), and frees each value after its last use so large intermediates die early.
+A small visitor in the style of torch.fx's Interpreter (exported as reftrace.jit.Interpreter,
+spec/interpreter.md INT-9): ``run`` binds the graph inputs (``placeholder``), then calls one hook
+per node (``run_node``: ``get_attr``, ``call_module``, ``call_function``, or the node kind's own
+``prim_<Name>`` / ``aten_<name>``), and frees each value after its last use so large
+intermediates die early.
 aten nodes call ``run_kernel`` with the node's OpOverload, so eager and interpreted results
 agree bit for bit, views included: an in-place op on a view writes into the caller's tensor,
 as torch's executor does.
@@ -49,15 +51,58 @@ def _converters(op):
 
 
 class Interpreter:
+    """Runs a graph (a function's, or a module method's with its prim::GetAttr and
+    prim::CallMethod nodes) on new inputs; subclass it and override hooks, as torch.fx's:
+
+    - ``run(*args)``: the whole graph; ``run_graph(graph, args)`` runs any graph (a submodule's
+      method, a called function) with the same instance, so a subclass's hooks and state see
+      every node of a module, submodules included;
+    - ``placeholder(value, arg)``: binds one graph input (checks it has the traced structure);
+    - ``run_node(node, args)``: every node, its input values already computed; returns its
+      result (a tuple for several outputs). By default it calls the node's hook:
+    - ``get_attr(node, obj, name)`` for prim::GetAttr, ``call_module(node, module, method, args)``
+      for prim::CallMethod, ``call_function(node, args)`` for an op (aten::linear, ...), and
+      ``prim_<Name>`` / ``aten_<name>`` for the nodes whose kind has its own hook here
+      (prim::Constant, prim::ListConstruct, aten::size, aten::Int ...);
+    - ``output(graph, values)``: what the graph returns.
+
+    Overriding ``run_node`` wraps every node (recording activations); overriding
+    ``call_function`` sees every op (counting FLOPs). The plan of a graph (which hook each node
+    runs, which values die after it) is made once per graph and instance.
+    """
+
     def __init__(self, graph):
         self.graph = graph
-        self._plan = None
+        self._plans = {}
+        self._kind_hooks = {}
 
-    def _compile(self):
+    def run(self, *args):
+        return self.run_graph(self.graph, args)
+
+    def run_graph(self, graph, args):
+        params = graph.param.outputs_
+        if len(args) != len(params):
+            raise InterpreterError(
+                f"expected {len(params)} argument(s) but received {len(args)} argument(s)")
+        env = {v: self.placeholder(v, a) for v, a in zip(params, args)}
+        plan = self._plans.get(graph)
+        if plan is None:
+            plan = self._plans[graph] = self._compile(graph)
+        for hook, node, ins, outs, single, dead in plan:
+            result = hook(node, [env[v] for v in ins])
+            if single:
+                env[outs[0]] = result
+            elif outs:
+                for o, r in zip(outs, result):
+                    env[o] = r
+            for v in dead:
+                del env[v]
+        return self.output(graph, [env[v] for v in graph.ret.inputs_])
+
+    def _compile(self, graph):
         """One step per node: (hook, node, input values, output values, values to free).
         Hooks are looked up once here, so a subclass's overrides are honoured and the run loop
-        does no string work."""
-        graph = self.graph
+        does no string work; a subclass that overrides run_node gets every node through it."""
         last = {}
         for n in graph:
             for v in n.inputs_:
@@ -67,50 +112,43 @@ class Interpreter:
         for v, n in last.items():
             if v not in outputs:
                 frees.setdefault(n, []).append(v)
+        wraps = type(self).run_node is not Interpreter.run_node
         plan = []
         for n in graph:
-            hook = getattr(self, n.kind_.replace("::", "_"), None) or self.call_op
+            hook = self.run_node if wraps else self._hook(n.kind_)
             # an unpack node's result is a sequence even when it has one output
             single = len(n.outputs_) == 1 and n.kind_ not in _UNPACKS
             plan.append((hook, n, n.inputs_, n.outputs_, single, frees.get(n, ())))
         return plan
 
-    def run(self, *args):
-        graph = self.graph
-        if len(args) != len(graph.param.outputs_):
-            raise InterpreterError(
-                f"expected {len(graph.param.outputs_)} argument(s) but received {len(args)} argument(s)")
-        env = {}
-        for v, a in zip(graph.param.outputs_, args):
-            check_input(v.type_, a, v.debugName())
-            env[v] = a
-        if self._plan is None:
-            self._plan = self._compile()
-        for hook, node, ins, outs, single, dead in self._plan:
-            result = hook(node, [env[v] for v in ins])
-            if single:
-                env[outs[0]] = result
-            elif outs:
-                for o, r in zip(outs, result):
-                    env[o] = r
-            for v in dead:
-                del env[v]
-        outs = [env[v] for v in graph.ret.inputs_]
-        return outs[0] if len(outs) == 1 else tuple(outs)
+    def _hook(self, kind):
+        hook = self._kind_hooks.get(kind)
+        if hook is None:
+            hook = self._kind_hooks[kind] = getattr(self, kind.replace("::", "_"), None) or self.call_function
+        return hook
 
-    # -- hooks: one per node kind (prim_Constant, aten_size ...); call_op for every other op ----
-    def run_node(self, node, env):
-        """Run one node against an environment (for callers stepping through a graph)."""
-        hook = getattr(self, node.kind_.replace("::", "_"), None) or self.call_op
-        result = hook(node, [env[v] for v in node.inputs_])
-        outs = node.outputs_
-        if len(outs) == 1 and node.kind_ not in _UNPACKS:
-            env[outs[0]] = result
-        elif outs:
-            for o, r in zip(outs, result):
-                env[o] = r
+    # -- the hooks -------------------------------------------------------------------------------
+    def placeholder(self, value, arg):
+        """A graph input: reject an argument whose structure differs from the traced one."""
+        check_input(value.type_, arg, value.debugName())
+        return arg
 
-    def call_op(self, node, args):
+    def run_node(self, node, args):
+        """One node, given its input values: the hook of its kind."""
+        return self._hook(node.kind_)(node, args)
+
+    def output(self, graph, values):
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def get_attr(self, node, obj, name):
+        return getattr(obj, name)
+
+    def call_module(self, node, module, method, args):
+        """A submodule's method: its own graph, run by this interpreter."""
+        return self.run_graph(module._type.methods[method], [module] + list(args))
+
+    def call_function(self, node, args):
+        """An op node (aten::linear ...): its kernel, through the op table."""
         op = node.op
         if op is None:
             raise RuntimeError(f"reftrace's interpreter cannot run {node.kind_}")
@@ -127,7 +165,7 @@ class Interpreter:
         return value
 
     def prim_CallFunction(self, node, args):
-        return run_graph(args[0], args[1:])
+        return self.run_graph(args[0], args[1:])
 
     def prim_PythonOp(self, node, args):
         return run_python_op(node, args)
@@ -151,11 +189,10 @@ class Interpreter:
         return {args[i]: args[i + 1] for i in range(0, len(args), 2)}
 
     def prim_GetAttr(self, node, args):
-        return getattr(args[0], node.s("name"))
+        return self.get_attr(node, args[0], node.s("name"))
 
     def prim_CallMethod(self, node, args):
-        module = args[0]
-        return run_graph(module._type.methods[node.s("name")], args)
+        return self.call_module(node, args[0], node.s("name"), args[1:])
 
     def aten___getitem__(self, node, args):
         container, key = args
@@ -204,7 +241,7 @@ def run_graph(graph, args):
     interp = graph.__dict__.get("_interpreter")
     if interp is None:
         interp = graph.__dict__["_interpreter"] = Interpreter(graph)
-    return interp.run(*args)
+    return interp.run_graph(graph, args)
 
 
 def check_input(typ, value, name):
