@@ -11,6 +11,7 @@ traced graph prints. The NumPy array is only the accessor for the data; views sh
 their base, so an in-place op through a view is visible in the base, as in torch.
 """
 import builtins
+import sys
 import functools
 
 import numpy as np
@@ -354,6 +355,9 @@ class Tensor:
         # silent, as torch: x[t] / range(t) with a 0-dim integer tensor
         if self.dtype.category > 1 or self._array.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
+        tracer = STATE.tracer
+        if tracer is not None:  # a silent bake (range(x.size(0))): noted for the report
+            tracer.note_index(self, sys._getframe(1))
         return int(self._to_number())
 
     def __len__(self):
@@ -363,8 +367,9 @@ class Tensor:
         if tracer is not None:
             # torch/_tensor.py: warn, then `return self.shape[0]` (a traced size; len() takes its
             # __index__ silently), so the size nodes it records use up value numbers
-            tracer.warn_len()
-            return self.shape[0]
+            n = self.shape[0]
+            tracer.warn_len(self, n)
+            return n
         return self._array.shape[0]
 
     def __iter__(self):
@@ -372,7 +377,7 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         tracer = STATE.tracer
         if tracer is not None:
-            tracer.warn_iterate()
+            tracer.warn_iterate(self)
         return iter(self.unbind(0))
 
     def __hash__(self):

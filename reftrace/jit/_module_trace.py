@@ -156,6 +156,11 @@ class TracedModule(_module_base()):
         from ._export_module import save
         save(self, f, _extra_files)
 
+    def specializations(self, method="forward"):
+        """What the trace of ``method`` baked in from data or shape (spec/specializations.md)."""
+        from ._specializations import report_of
+        return report_of(self._method_graph(method))
+
     def _method_graph(self, name):
         try:
             return self._type.methods[name]
@@ -250,6 +255,9 @@ class _Method:
         except Exception as e:  # noqa: BLE001 - every op failure is reported as torch reports it
             raise interpreter_failure(e) from e
 
+    def specializations(self):
+        return self.module.specializations(self.name)
+
     def run_interpreted(self, *args, **kwargs):
         """Run the method (and the submodule methods it calls) through the interpreter."""
         from ._call_args import bind, interpreter_failure
@@ -332,6 +340,7 @@ def create_method_from_trace(module, method_name, func, example_inputs, strict, 
     lower_simple_tuples(g)
     dead_code_elimination(g)
     normalize_ops(g)
+    g._specializations = state.specializations  # traced.specializations()
     module._type.methods[method_name] = g
     return g
 

@@ -107,7 +107,8 @@ def _get_output(state, out, i):
         return out._tv[1]
     if isinstance(out, list) and all(isinstance(o, Tensor) for o in out):
         if state.strict:
-            state._warn("Encountering a list at the output of the tracer" + STRICT_TRACER_MSG)
+            state._warn("Encountering a list at the output of the tracer" + STRICT_TRACER_MSG,
+                        "output list")
         values = [_get_output(state, o, i) for o in out]
         return g.append(g.create("prim::ListConstruct", values)).add_output(T.TENSOR_LIST)
     if isinstance(out, tuple):
@@ -186,6 +187,7 @@ def trace_graph(fn, example_inputs, *, strict=True, force_outplace=False, argume
     lower_simple_tuples(state.graph)
     dead_code_elimination(state.graph)
     normalize_ops(state.graph)
+    state.graph._specializations = state.specializations  # traced.specializations()
     return state, out
 
 

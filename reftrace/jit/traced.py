@@ -46,6 +46,12 @@ class TracedFunction:
         except Exception as e:  # noqa: BLE001 - every op failure is reported as torch reports it
             raise interpreter_failure(e) from e
 
+    def specializations(self):
+        """What the trace baked in from data or shape: a list of Specialization records (kind,
+        file, line, value, message, fix) that prints as a report (spec/specializations.md)."""
+        from ._specializations import report_of
+        return report_of(self.graph)
+
     def save(self, f, _extra_files=None):
         """ScriptFunction.save: a TorchScript archive torch.jit.load reads (jit/_export_module.py)."""
         from ._export_module import save

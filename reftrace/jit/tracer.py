@@ -69,6 +69,8 @@ class TracingState:
         # op (0, trace()) or from frames further out (1, _get_trace_graph)
         self.frames_up = frames_up
         self._bound = []  # weak references to every tensor given a Value (unbound by finish)
+        self.specializations = []  # values baked in from data or shape (_specializations.py)
+        self._len_result = None    # len(x)'s size tensor: its __index__ is part of the len() bake
 
     # -- tensors <-> values ----------------------------------------------------------------
     def has_value(self, t):
@@ -374,23 +376,73 @@ class TracingState:
     def pop_scope(self):
         self.graph.pop_scope()
 
-    # -- warnings ---------------------------------------------------------------------------
-    def _warn(self, message):
+    # -- warnings and the specialisation report ----------------------------------------------
+    def _warn(self, message, kind=None, value=None, noted=None):
+        """A TracerWarning (torch's words), noted in the report under ``kind`` (with the
+        ``noted`` text where the report says more than the warning)."""
+        if kind is not None:
+            self.note(kind, value, noted or message)
         if self.warn:
             warn_at_caller(message, TracerWarning)  # torch warns from the Python caller
 
-    def warn_python_dataflow(self, t, kind):
-        self._warn("Converting a tensor to " + _CONVERSION_TEXT[kind] + WARN_PYTHON_DATAFLOW)
+    def note(self, kind, value, message, fix=None, frame=None):
+        """Record a value baked into the trace (traced.specializations(), _specializations.py),
+        at the user's line."""
+        from ._specializations import FIXES, Specialization
+        f = frame or user_frame()
+        file, line = (f.f_code.co_filename, f.f_lineno) if f is not None else ("", 0)
+        self.specializations.append(Specialization(kind, file, line, value, message,
+                                                   fix or FIXES[kind]))
 
-    def warn_len(self):
+    def warn_python_dataflow(self, t, kind):
+        message = "Converting a tensor to " + _CONVERSION_TEXT[kind] + WARN_PYTHON_DATAFLOW
+        value, origin = _baked_value(t, kind), self._size_origin(t)
+        noted = None
+        if origin is not None:  # a shape read as a number: int(x.size(0)), float(x.numel())
+            noted = f"{origin} read as {_CONVERSION_TEXT[kind]}. " + message
+            kind = "size"
+        self._warn(message, kind, value, noted)
+
+    def _size_origin(self, t):
+        from ._specializations import size_origin
+        tv = t._tv
+        return size_origin(tv[1]) if tv is not None and tv[0] is self else None
+
+    def warn_len(self, t=None, size=None):
+        self._len_result = size
         self._warn("Using len to get tensor shape might cause the trace to be incorrect. "
                    "Recommended usage would be tensor.shape[0]. Passing a tensor of different "
-                   "shape might lead to errors or silently give incorrect results.")
+                   "shape might lead to errors or silently give incorrect results.", "len",
+                   None if t is None else t.shape_tuple[0])
 
-    def warn_iterate(self):
+    def note_index(self, t, frame):
+        """A tensor taken as a Python index by the user's code (range(n), lst[n]): torch takes
+        its value silently, so a traced size becomes a constant with no warning."""
+        from .._frames import _is_internal
+        if t is self._len_result:  # the end of len(x): already noted as 'len'
+            self._len_result = None
+            return
+        if _is_internal(frame.f_code.co_filename):
+            return  # reftrace reading an index it keeps traced (slicing, an int argument)
+        origin = self._size_origin(t)
+        what = origin if origin is not None else "a tensor's value"
+        self.note("index", int(t._to_number()), f"{what} used as a Python int (__index__) with "
+                  "no TracerWarning: the value is baked into the trace", frame=frame)
+
+    def note_baked_int(self, t, kind="int argument", what="an int argument"):
+        """A traced size that torch's C++ binding reads as a plain int, silently (a conv
+        stride, a pooling kernel size): noted, and returned as the int it becomes."""
+        n = int(t._to_number())
+        origin = self._size_origin(t) or "a tensor's value"
+        self.note(kind, n, f"{origin} given as {what} is read as the int {n} with no "
+                  "TracerWarning: the value is baked into the trace")
+        return n
+
+    def warn_iterate(self, t=None):
         self._warn("Iterating over a tensor might cause the trace to be incorrect. Passing a tensor "
                    "of different shape won't change the number of iterations executed (and might "
-                   "lead to errors or silently give incorrect results).")
+                   "lead to errors or silently give incorrect results).", "iterate",
+                   None if t is None else t.shape_tuple[0])
 
     def constructor_result(self, t, constructor="torch.tensor"):
         """A tensor made from Python/NumPy data inside a trace: torch bakes it as a constant and
@@ -398,7 +450,7 @@ class TracingState:
         ``aten::to`` + ``aten::detach``, ``torch.as_tensor`` -> ``aten::to``,
         ``torch.from_numpy`` -> ``aten::lift_fresh``; each warns that the result is a constant."""
         from ..ops import get_packet
-        self._warn(constructor + WARN_CONSTRUCTOR)
+        self._warn(constructor + WARN_CONSTRUCTOR, "constant", tuple(t.shape_tuple))
         if constructor == "torch.from_numpy":
             return get_packet("lift_fresh")(t)
         out = get_packet("to")(t, t.device, t.dtype, False, False)
@@ -414,7 +466,27 @@ class TracingState:
                 f"tracing in-place operator {name}. This might cause the trace to be incorrect, "
                 "because all other views that also reference this data will not reflect this "
                 "change in the trace! On the other hand, if all other views use the same memory "
-                "chunk, but are disjoint (e.g. are outputs of torch.split), this might still be safe.")
+                "chunk, but are disjoint (e.g. are outputs of torch.split), this might still be safe.",
+                "in-place", aliases)
+
+
+def _baked_value(t, kind):
+    """The Python value a conversion produces (for the report): the number, the list, or the
+    shape of what .numpy() hands out."""
+    try:
+        if kind == "numpy":
+            return tuple(t.shape_tuple)
+        if kind == "list":
+            return get_backend_host(t).tolist()
+        v = t._to_number()
+        return {"bool": bool, "int": int, "float": float}.get(kind, lambda x: x)(v)
+    except (RuntimeError, TypeError, ValueError):
+        return None  # the conversion itself fails next, with its own error
+
+
+def get_backend_host(t):
+    from reftrace_backends import get_backend
+    return get_backend(t.device.type).to_host(t._array)
 
 
 def _outplace_overload(op):

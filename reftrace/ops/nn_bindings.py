@@ -23,7 +23,10 @@ def _baked(values):
     """The C++ conv functions hand _convolution plain ints: a traced size inside a stride,
     padding or output_padding list (ConvTranspose's output_size arithmetic) is read, silently,
     and recorded as a constant (the arithmetic that made it is then dead code)."""
-    return [int(v._to_number()) if hasattr(v, "_to_number") else v for v in values]
+    from .._dispatch import STATE
+    tracer = STATE.tracer
+    return [(tracer.note_baked_int(v) if tracer is not None else int(v._to_number()))
+            if hasattr(v, "_to_number") else v for v in values]
 
 
 def _conv(name, n, input, weight, bias, stride, padding, dilation, groups, transposed=False,
