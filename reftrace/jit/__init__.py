@@ -7,8 +7,10 @@ from ._check import TracingCheckError
 from .ir import Graph, Node, Value
 from ._export_module import save
 from .interpreter import Interpreter
+from ._deep_check import check, DeepCheckReport
 
-__all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value", "save", "Interpreter"]
+__all__ = ["trace", "trace_module", "TracedModule", "TopLevelTracedModule", "is_tracing", "TracerWarning", "TracingCheckError", "Graph", "Node", "Value", "save", "Interpreter", "check",
+           "DeepCheckReport"]
 
 # loading (ser-load): torch.jit.load, the loaded module class, torch._C.parse_ir
 from ._load import load  # noqa: E402

@@ -352,8 +352,10 @@ def _argument_names(fn):
 
 def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None,
                  check_tolerance=1e-5, strict=True, _force_outplace=False, _module_class=None,
-                 _compilation_unit=None, example_inputs_is_kwarg=False, _store_inputs=True):
-    """torch.jit.trace_module: trace the named methods of a module into one TracedModule."""
+                 _compilation_unit=None, example_inputs_is_kwarg=False, _store_inputs=True,
+                 _deep_check=False):
+    """torch.jit.trace_module: trace the named methods of a module into one TracedModule.
+    ``_deep_check=True`` (reftrace's) deep-checks forward first (_deep_check.py)."""
     from . import _trace
     if optimize is not None:
         warnings.warn("`optimize` is deprecated and has no effect. Use `with "
@@ -377,6 +379,7 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
         _trace.set_trace_module_map(module_map)
         register_submods(mod, "__module")
         module = make_module(mod, _module_class, _compilation_unit)
+        module.__dict__["_original_module"] = mod  # what reftrace.jit.check compares against
         for method_name, example_inputs in inputs.items():
             if method_name == "forward":
                 func = mod  # Module.__call__: hooks run inside the trace
@@ -391,6 +394,10 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
                 example_inputs = _trace._normalize_inputs(example_inputs)
             create_method_from_trace(module, method_name, func, example_inputs, strict,
                                      _force_outplace, argument_names)
+            if check_trace and _deep_check and method_name == "forward" and not example_inputs_is_kwarg:
+                from ._deep_check import deep_check_or_raise
+                deep_check_or_raise(module, [c["forward"] for c in (check_inputs or [inputs])
+                                             if "forward" in c], check_tolerance)
             if check_trace:
                 from ._check import check_module_trace
                 check_module_trace(check_inputs if check_inputs is not None else [inputs], mod,

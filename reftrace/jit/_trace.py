@@ -257,8 +257,10 @@ def _wrap_check_inputs(check_inputs):
 
 def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None,
           check_tolerance=1e-5, strict=True, _force_outplace=False, _module_class=None,
-          _compilation_unit=None, example_kwarg_inputs=None, _store_inputs=True):
-    """torch.jit.trace for a Python function: a TracedFunction that runs the recorded graph."""
+          _compilation_unit=None, example_kwarg_inputs=None, _store_inputs=True, _deep_check=False):
+    """torch.jit.trace for a Python function: a TracedFunction that runs the recorded graph.
+    ``_deep_check=True`` (reftrace's, with check_trace) first deep-checks every check input
+    (_deep_check.py: every output leaf, the first diverging node)."""
     if optimize is not None:
         warnings.warn("`optimize` is deprecated and has no effect. Use `with "
                       "torch.jit.optimized_execution()` instead", FutureWarning, stacklevel=2)
@@ -278,7 +280,8 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         return trace_module(module, {"forward": example_inputs}, None, check_trace,
                             _wrap_check_inputs(check_inputs), check_tolerance, strict,
                             _force_outplace, _module_class,
-                            example_inputs_is_kwarg=isinstance(example_kwarg_inputs, dict))
+                            example_inputs_is_kwarg=isinstance(example_kwarg_inputs, dict),
+                            _deep_check=_deep_check)
     if example_kwarg_inputs is None:
         # torch: tuple(example_inputs), so None and other non-iterables fail as tuple() does
         example_inputs = _normalize_inputs(example_inputs)
@@ -314,6 +317,9 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         from ._check import check_trace as _check
         kwarg = isinstance(example_kwarg_inputs, dict)
         default = [example_kwarg_inputs if kwarg else inputs]
+        if _deep_check and not kwarg:
+            from ._deep_check import deep_check_or_raise
+            deep_check_or_raise(traced, default if check_inputs is None else check_inputs, check_tolerance)
         _check(traced, func, default if check_inputs is None else check_inputs, check_tolerance,
                strict, _force_outplace, kwarg)
     return traced
