@@ -50,14 +50,16 @@ FIXES = {
 
 @dataclass(frozen=True)
 class Specialization:
-    """One baked value: what kind of bake, where (file, line), the value, what torch said (or
-    what happened, for a silent bake), and what to do instead."""
+    """One baked value: what kind of bake, where (file, line), the value, what torch said (its
+    TracerWarning, word for word; what happened, for a silent bake), what to do instead, and
+    the traced size it came from when it came from one ('x.size(0)')."""
     kind: str
     file: str
     line: int
     value: object
     message: str
     fix: str
+    origin: str = None
 
     @property
     def location(self):
@@ -65,6 +67,8 @@ class Specialization:
 
     def format(self):
         value = "" if self.value is None else f" = {_short(self.value)}"
+        if self.origin:
+            value += f" (from {self.origin})"
         return (f"{self.location}: {self.kind}{value}\n"
                 f"    {self.message.splitlines()[0] if self.message else ''}\n"
                 f"    fix: {self.fix}")

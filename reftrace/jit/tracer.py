@@ -377,31 +377,27 @@ class TracingState:
         self.graph.pop_scope()
 
     # -- warnings and the specialisation report ----------------------------------------------
-    def _warn(self, message, kind=None, value=None, noted=None):
-        """A TracerWarning (torch's words), noted in the report under ``kind`` (with the
-        ``noted`` text where the report says more than the warning)."""
+    def _warn(self, message, kind=None, value=None, origin=None):
+        """A TracerWarning (torch's words), noted in the report under ``kind``."""
         if kind is not None:
-            self.note(kind, value, noted or message)
+            self.note(kind, value, message, origin=origin)
         if self.warn:
             warn_at_caller(message, TracerWarning)  # torch warns from the Python caller
 
-    def note(self, kind, value, message, fix=None, frame=None):
+    def note(self, kind, value, message, fix=None, frame=None, origin=None):
         """Record a value baked into the trace (traced.specializations(), _specializations.py),
         at the user's line."""
         from ._specializations import FIXES, Specialization
         f = frame or user_frame()
         file, line = (f.f_code.co_filename, f.f_lineno) if f is not None else ("", 0)
         self.specializations.append(Specialization(kind, file, line, value, message,
-                                                   fix or FIXES[kind]))
+                                                   fix or FIXES[kind], origin))
 
     def warn_python_dataflow(self, t, kind):
         message = "Converting a tensor to " + _CONVERSION_TEXT[kind] + WARN_PYTHON_DATAFLOW
         value, origin = _baked_value(t, kind), self._size_origin(t)
-        noted = None
-        if origin is not None:  # a shape read as a number: int(x.size(0)), float(x.numel())
-            noted = f"{origin} read as {_CONVERSION_TEXT[kind]}. " + message
-            kind = "size"
-        self._warn(message, kind, value, noted)
+        # a shape read as a number (int(x.size(0)), float(x.numel())) is a 'size' bake
+        self._warn(message, kind if origin is None else "size", value, origin)
 
     def _size_origin(self, t):
         from ._specializations import size_origin
@@ -413,7 +409,8 @@ class TracingState:
         self._warn("Using len to get tensor shape might cause the trace to be incorrect. "
                    "Recommended usage would be tensor.shape[0]. Passing a tensor of different "
                    "shape might lead to errors or silently give incorrect results.", "len",
-                   None if t is None else t.shape_tuple[0])
+                   None if t is None else t.shape_tuple[0],
+                   None if size is None else self._size_origin(size))
 
     def note_index(self, t, frame):
         """A tensor taken as a Python index by the user's code (range(n), lst[n]): torch takes
@@ -425,17 +422,17 @@ class TracingState:
         if _is_internal(frame.f_code.co_filename):
             return  # reftrace reading an index it keeps traced (slicing, an int argument)
         origin = self._size_origin(t)
-        what = origin if origin is not None else "a tensor's value"
-        self.note("index", int(t._to_number()), f"{what} used as a Python int (__index__) with "
-                  "no TracerWarning: the value is baked into the trace", frame=frame)
+        self.note("index", int(t._to_number()), f"{origin or 'a tensor'} used as a Python int "
+                  "(__index__) with no TracerWarning: the value is baked into the trace",
+                  frame=frame, origin=origin)
 
     def note_baked_int(self, t, kind="int argument", what="an int argument"):
         """A traced size that torch's C++ binding reads as a plain int, silently (a conv
         stride, a pooling kernel size): noted, and returned as the int it becomes."""
         n = int(t._to_number())
-        origin = self._size_origin(t) or "a tensor's value"
-        self.note(kind, n, f"{origin} given as {what} is read as the int {n} with no "
-                  "TracerWarning: the value is baked into the trace")
+        origin = self._size_origin(t)
+        self.note(kind, n, f"{origin or 'a tensor'} given as {what} is read as the int {n} with "
+                  "no TracerWarning: the value is baked into the trace", origin=origin)
         return n
 
     def warn_iterate(self, t=None):
