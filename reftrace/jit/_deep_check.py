@@ -188,7 +188,8 @@ def first_divergence(traced_graph, traced_args, eager_graph, eager_args, rtol=1e
         runs.append(rec)
     traced, eager = runs
     ta, ea = list(enumerate(traced.events)), list(enumerate(eager.events))
-    if [n.kind_ for n, _ in traced.events] != [n.kind_ for n, _ in eager.events]:
+    kinds = [n.kind_ for n, _ in traced.events], [n.kind_ for n, _ in eager.events]
+    if any(a != b for a, b in zip(*kinds)) or (len(kinds[0]) != len(kinds[1]) and traced.failed is None):
         # the runs took different paths: the constants each path inserts (its operands) are
         # not aligned, so the ops are compared, and the first op that differs is the answer
         ta = [e for e in ta if e[1][0].kind_ != "prim::Constant"]
@@ -236,11 +237,9 @@ def check(traced, inputs, rtol=1e-5, atol=None):
     from ._module_trace import TracedModule
     inputs = _normalize(inputs)
     if isinstance(traced, TracedModule):
-        func = traced.__dict__.get("_original_module")
-        graph, lead = traced.graph, (traced,)
+        func, lead = traced.__dict__.get("_original_module"), (traced,)
     else:
-        func = getattr(traced, "_original", None)
-        graph, lead = traced.graph, ()
+        func, lead = getattr(traced, "_original", None), ()
     if func is None:
         raise TypeError("reftrace.jit.check needs a trace made by reftrace.jit.trace or trace_module "
                         f"(it knows the Python function it was made from); got {type(traced).__name__}")
@@ -260,7 +259,7 @@ def check(traced, inputs, rtol=1e-5, atol=None):
         divergence = None
         if mismatches:
             eager_graph, eager_lead = _retrace(traced, func, inputs)
-            divergence = first_divergence(graph, list(lead) + list(inputs), eager_graph,
+            divergence = first_divergence(traced.graph, list(lead) + list(inputs), eager_graph,
                                           list(eager_lead) + list(inputs), rtol, atol)
     finally:
         _restore_rng(rng)
