@@ -178,6 +178,8 @@ def trace_command(args, out=sys.stdout):
           + ":", file=out)
     print(graph.str(args.source_locations).rstrip("\n"), file=out)
     _print_warnings(caught, out)
+    from ._cli_insight import trace_sections  # --specializations, --deep-check
+    insight_ok = trace_sections(args, traced, error, check_inputs or [_clone(example)], out)
 
     if args.save:  # the trace of the example inputs, as torch.jit.save writes it
         reftrace.jit.save(traced, args.save)
@@ -198,7 +200,7 @@ def trace_command(args, out=sys.stdout):
     runs = len(check_inputs) if check_inputs else 1
     print(f"\ncheck: ok (re-traced on {runs} input set(s): same graph, same outputs as Python)",
           file=out)
-    return 0
+    return 0 if insight_ok else 1
 
 
 def build_parser():
@@ -238,6 +240,8 @@ def build_parser():
                    help="random seed set before FILE is loaded (default 0)")
     t.add_argument("--save", metavar="OUT.pt",
                    help="save the trace as a TorchScript archive (torch.jit.load reads it)")
+    from ._cli_insight import add_trace_options
+    add_trace_options(t)
     from ._cli_run import add_parser as add_run_parser
     add_run_parser(sub)
 

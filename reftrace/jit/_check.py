@@ -136,6 +136,11 @@ def _note_divergence(error, traced_graph, check_graph):
         # only constants' values differ: a value computed in Python; else other ops ran: a branch
         same_ops = [n.kind_ for n, _ in mod_nodes] == [n.kind_ for n, _ in check_nodes]
         kind = "constant value" if same_ops else "branch"
+        if not same_ops:  # name the first op that differs: the constants of each path are operands
+            ops = _first_diverging(*([(n, s) for n, s in nodes if n.kind_ != "prim::Constant"]
+                                     for nodes in (mod_nodes, check_nodes)))
+            if ops is not None:
+                (n_mod, s_mod), (n_check, s_check) = ops
         file, line = n_mod.source or n_check.source or ("", 0)
         report.append(Specialization(
             kind, file, line, None,
