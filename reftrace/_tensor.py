@@ -355,9 +355,9 @@ class Tensor:
         # silent, as torch: x[t] / range(t) with a 0-dim integer tensor
         if self.dtype.category > 1 or self._array.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        tracer = STATE.tracer
-        if tracer is not None:  # a silent bake (range(x.size(0))): noted for the report
-            tracer.note_index(self, sys._getframe(1))
+        note = getattr(STATE.tracer, "note_index", None)
+        if note is not None:  # tracing: a silent bake (range(x.size(0))), noted for the report
+            note(self, sys._getframe(1))
         return int(self._to_number())
 
     def __len__(self):

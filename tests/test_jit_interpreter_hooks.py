@@ -89,6 +89,16 @@ def test_run_node_sees_every_node_of_every_graph():
     assert log.kinds.count("aten::linear") == 2 and log.kinds.count("prim::GetAttr") > 5
 
 
+def _hooked_outputs(net, x):
+    """Each submodule's output in an eager call, through forward hooks (reftrace's or torch's)."""
+    seen = {}
+    for name, m in net.named_modules():
+        if name:
+            m.register_forward_hook(lambda mod, i, o, name=name: seen.__setitem__(name, o.detach().numpy()))
+    net(x)
+    return seen
+
+
 def test_activations_match_torch_forward_hooks():
     net = _net()
     traced = reftrace.jit.trace(net, reftrace.ones(2, 3))
@@ -96,26 +106,20 @@ def test_activations_match_torch_forward_hooks():
     rec = Activations(traced)
     rec.run(traced, reftrace.from_numpy(x))
     assert sorted(rec.seen) == ["0", "1", "2", "2.0", "2.1"]
-    # eager reftrace, through forward hooks
-    eager = {}
-    for name, m in net.named_modules():
-        if name:
-            m.register_forward_hook(lambda mod, i, o, name=name: eager.__setitem__(name, o))
-    net(reftrace.from_numpy(x))
+    ours = {name: t.detach().numpy() for name, t in rec.seen.items()}
+    eager = _hooked_outputs(net, reftrace.from_numpy(x))
+    assert sorted(eager) == sorted(ours)
     for name in eager:
-        assert np.array_equal(rec.seen[name].detach().numpy(), eager[name].detach().numpy()), name
+        assert np.array_equal(ours[name], eager[name]), name
     if torch is None:
         return
     tnet = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(),
                                torch.nn.Sequential(torch.nn.Linear(4, 2), torch.nn.Tanh()))
     tnet.load_state_dict({k: torch.from_numpy(v.detach().numpy().copy()) for k, v in net.state_dict().items()})
-    theirs = {}
-    for name, m in tnet.named_modules():
-        if name:
-            m.register_forward_hook(lambda mod, i, o, name=name: theirs.__setitem__(name, o))
-    tnet(torch.from_numpy(x))
+    theirs = _hooked_outputs(tnet, torch.from_numpy(x))
+    assert sorted(theirs) == sorted(ours)
     for name in theirs:
-        np.testing.assert_allclose(rec.seen[name].detach().numpy(), theirs[name].detach().numpy(), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-6, atol=1e-7)
 
 
 def test_placeholder_and_output_hooks():
