@@ -76,7 +76,7 @@ def test_function_bakes_are_reported_with_their_values_and_lines():
     assert [(r.kind, r.line, r.value) for r in report] == FUNCTION_BAKES
     assert all(r.file == FILE and r.fix == FIXES[r.kind] for r in report)
     assert [r.origin for r in report] == ["x.size(0)", None, None, "x.size(0)", "x.size(1)", None,
-                                          None, "computed from x.size(2)", None]
+                                          None, "arithmetic on x.size(2)", None]
     assert report[3].message.startswith("Converting a tensor to a Python integer")
     assert report[4].message.startswith("x.size(1) used as a Python int (__index__)")
 
@@ -188,3 +188,20 @@ def test_records_are_plain_data():
     assert r.location == "a.py:3" and r.format() == "a.py:3: len = 2\n    msg\n    fix: fix"
     r = Specialization("index", "a.py", 3, 2, "msg", "fix", "x.size(1)")
     assert r.format().splitlines()[0] == "a.py:3: index = 2 (from x.size(1))"
+
+
+SHAPE_CONDITION = textwrap.dedent('''\
+    import math
+    def f(x):
+        if x.size(0) > 1:
+            x = x * math.sqrt(x.size(-1))
+        return x
+    ''')
+
+
+def test_a_condition_and_a_float_on_shapes():
+    traced, ours = _trace(reftrace, SHAPE_CONDITION, "f", reftrace.ones(2, 4))
+    assert [(r.kind, r.line, r.value, r.origin) for r in traced.specializations()] == \
+        [("bool", 3, True, "arithmetic on x.size(0)"), ("size", 4, 4.0, "x.size(-1)")]
+    if torch is not None:
+        assert _trace(torch, SHAPE_CONDITION, "f", torch.ones(2, 4))[1] == ours

@@ -101,7 +101,7 @@ def report_of(graph):
 
 def size_origin(value, limit=64):
     """How a 0-dim tensor's Value came from a traced size: 'x.size(0)', 'x.numel()', or
-    'computed from x.size(0)' when arithmetic sits between; None when no size is involved.
+    'arithmetic on x.size(0)' when arithmetic sits between; None when no size is involved.
     Walks back through the producers (a few dozen nodes at most)."""
     seen, stack, direct = set(), [value], True
     while stack and len(seen) < limit:
@@ -118,7 +118,7 @@ def size_origin(value, limit=64):
             else:
                 dim = (node.inputs_[1].node_.attrs or {}).get("value", (None, "?"))[1]
                 text = f"{src}.size({dim})"
-            return text if direct else "computed from " + text
+            return text if direct else "arithmetic on " + text
         if node.kind_ != "prim::NumToTensor":
             direct = False
         stack.extend(node.inputs_)

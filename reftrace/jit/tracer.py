@@ -396,8 +396,10 @@ class TracingState:
     def warn_python_dataflow(self, t, kind):
         message = "Converting a tensor to " + _CONVERSION_TEXT[kind] + WARN_PYTHON_DATAFLOW
         value, origin = _baked_value(t, kind), self._size_origin(t)
-        # a shape read as a number (int(x.size(0)), float(x.numel())) is a 'size' bake
-        self._warn(message, kind if origin is None else "size", value, origin)
+        # a shape read as a number (int(x.size(0)), float(x.numel())) is a 'size' bake; a
+        # condition on a shape (if x.size(0) > 2) stays a 'bool', with the size as its origin
+        size = origin is not None and kind in ("number", "int", "float")
+        self._warn(message, "size" if size else kind, value, origin)
 
     def _size_origin(self, t):
         from ._specializations import size_origin
