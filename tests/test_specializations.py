@@ -205,3 +205,39 @@ def test_a_condition_and_a_float_on_shapes():
         [("bool", 3, True, "arithmetic on x.size(0)"), ("size", 4, 4.0, "x.size(-1)")]
     if torch is not None:
         assert _trace(torch, SHAPE_CONDITION, "f", torch.ones(2, 4))[1] == ours
+
+
+OUTPLACE = textwrap.dedent('''\
+    def f(x):
+        x = x * 1
+        row = x[0]
+        x.add_(1)
+        a = x.numpy()
+        return x + row + float(a.sum())
+    ''')
+
+
+def test_in_place_with_live_views_and_numpy():
+    traced, ours = _trace(reftrace, OUTPLACE, "f", reftrace.ones(2, 3), _force_outplace=True)
+    assert [(r.kind, r.line, r.value) for r in traced.specializations()] == \
+        [("in-place", 4, 2), ("numpy", 5, (2, 3))]
+    if torch is not None:
+        assert _trace(torch, OUTPLACE, "f", torch.ones(2, 3), _force_outplace=True)[1] == ours
+
+
+def test_checker_detection_on_a_module_trace():
+    src = textwrap.dedent('''\
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                if x.sum() > 0:
+                    return x.relu()
+                return x.tanh()
+        ''')
+    net = _load(reftrace, src)["Net"]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(reftrace.jit.TracingCheckError) as info:
+            reftrace.jit.trace(net, reftrace.ones(3), check_inputs=[(-reftrace.ones(3),)])
+    report = info.value.specializations
+    assert [(r.kind, r.line) for r in report] == [("bool", 3), ("output mismatch", 0), ("branch", 4)]
+    assert "aten::relu" in report[-1].message and "aten::tanh" in report[-1].message
