@@ -21,6 +21,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from . import _types as T
 from .ir import format_graph, format_node
+from ._specializations import note_divergence, note_mismatch
 from .tracer import TracerWarning
 
 
@@ -107,48 +108,6 @@ def _first_diverging(mod_nodes, check_nodes):
         if pair[0][1] != pair[1][1]:
             return pair
     return None
-
-
-def _first_differing_constant(mod_nodes, check_nodes):
-    """The first tensor constant whose value differs (one printed as value=<Tensor> in both)."""
-    for (n_mod, s_mod), (n_check, s_check) in zip(mod_nodes, check_nodes):
-        if n_mod.kind_ != n_check.kind_:
-            return None
-        if n_mod.kind_ == "prim::Constant" and n_mod.hasAttribute("value") and \
-                n_check.hasAttribute("value") and n_mod.kindOf("value") == n_check.kindOf("value") == "t":
-            try:
-                assert_close(n_mod.t("value"), n_check.t("value"), equal_nan=True)
-            except AssertionError:
-                return (n_mod, s_mod), (n_check, s_check)
-    return None
-
-
-def _note_divergence(error, traced_graph, check_graph):
-    """The specialisation report rides on the checker's error (the trace is never returned):
-    the trace's records, then the first node the re-trace recorded differently, at its line."""
-    from ._specializations import report_of, Specialization, FIXES
-    report = report_of(traced_graph)
-    mod_str, mod_nodes = _comparable(traced_graph)
-    check_str, check_nodes = _comparable(check_graph)
-    diverging = _first_diverging(mod_nodes, check_nodes) or _first_differing_constant(mod_nodes, check_nodes)
-    if diverging is not None:
-        (n_mod, s_mod), (n_check, s_check) = diverging
-        # only constants' values differ: a value computed in Python; else other ops ran: a branch
-        same_ops = [n.kind_ for n, _ in mod_nodes] == [n.kind_ for n, _ in check_nodes]
-        kind = "constant value" if same_ops else "branch"
-        if not same_ops:  # name the first op that differs: the constants of each path are operands
-            ops = _first_diverging(*([(n, s) for n, s in nodes if n.kind_ != "prim::Constant"]
-                                     for nodes in (mod_nodes, check_nodes)))
-            if ops is not None:
-                (n_mod, s_mod), (n_check, s_check) = ops
-        file, line = n_mod.source or n_check.source or ("", 0)
-        report.append(Specialization(
-            kind, file, line, None,
-            f"the trace recorded `{s_mod.strip().split(' # ')[0]}` where the check input's trace "
-            f"recorded `{s_check.strip().split(' # ')[0]}`"
-            + (f" (at {n_check.sourceRange()})" if n_check.sourceRange() else ""), FIXES[kind]))
-    error.specializations = report
-    return error
 
 
 # -- assert_close (torch.testing), the part the checker uses ------------------------------------
@@ -301,7 +260,7 @@ def _check_one(traced, func, check_mod, inputs, tol, kwargs=False):
             outs = mod(**_clone_inputs(inputs)) if kwargs else mod(*_clone_inputs(inputs))
         except Exception as e:
             diag = _graph_diagnostics(traced.graph, check_mod.graph)
-            raise _note_divergence(TracingCheckError(
+            raise note_divergence(TracingCheckError(
                 *diag, extra_msg=f"encountered an exception while running the {what} with test "
                 f"inputs.\nException:\n{indent(str(e))}"), traced.graph, check_mod.graph) from e
         outs = outs if isinstance(outs, tuple) else (outs,)
@@ -335,7 +294,7 @@ def _check_one(traced, func, check_mod, inputs, tol, kwargs=False):
                 message = (f"Output nr {i + 1}. of the traced function does not match the "
                            f"corresponding output of the {what}. Detailed error:\n{e}")
                 warnings.warn(message, category=TracerWarning, stacklevel=4)
-                _note_mismatch(traced.graph, message)
+                note_mismatch(traced.graph, message)
                 ok = False
         return ok
 
@@ -345,13 +304,7 @@ def _check_one(traced, func, check_mod, inputs, tol, kwargs=False):
         compare(traced_outs, run(check_mod, "repeated trace"), "repeated trace")
     diag = _graph_diagnostics(traced.graph, check_mod.graph)
     if any(d is not None for d in diag):
-        raise _note_divergence(TracingCheckError(*diag), traced.graph, check_mod.graph)
-
-
-def _note_mismatch(graph, message):
-    from ._specializations import FIXES, Specialization
-    records = graph.__dict__.setdefault("_specializations", [])
-    records.append(Specialization("output mismatch", "", 0, None, message, FIXES["output mismatch"]))
+        raise note_divergence(TracingCheckError(*diag), traced.graph, check_mod.graph)
 
 
 def _check_rtol(rtol, actual, expected, atol):

@@ -123,3 +123,54 @@ def size_origin(value, limit=64):
             direct = False
         stack.extend(node.inputs_)
     return None
+
+
+# -- what the checker detects (_check.py calls these) ---------------------------------------------
+
+def _first_differing_constant(mod_nodes, check_nodes):
+    """The first tensor constant whose value differs (one printed as value=<Tensor> in both)."""
+    from ._check import assert_close
+    for (n_mod, s_mod), (n_check, s_check) in zip(mod_nodes, check_nodes):
+        if n_mod.kind_ != n_check.kind_:
+            return None
+        if n_mod.kind_ == "prim::Constant" and n_mod.hasAttribute("value") and \
+                n_check.hasAttribute("value") and n_mod.kindOf("value") == n_check.kindOf("value") == "t":
+            try:
+                assert_close(n_mod.t("value"), n_check.t("value"), equal_nan=True)
+            except AssertionError:
+                return (n_mod, s_mod), (n_check, s_check)
+    return None
+
+
+def note_divergence(error, traced_graph, check_graph):
+    """The checker's detection (_check.py): the report rides on its error (the trace is never
+    returned): the trace's records, then the first node the re-trace recorded differently."""
+    from ._check import _comparable, _first_diverging
+    report = report_of(traced_graph)
+    _, mod_nodes = _comparable(traced_graph)
+    _, check_nodes = _comparable(check_graph)
+    diverging = _first_diverging(mod_nodes, check_nodes) or _first_differing_constant(mod_nodes, check_nodes)
+    if diverging is not None:
+        (n_mod, s_mod), (n_check, s_check) = diverging
+        # only constants' values differ: a value computed in Python; else other ops ran: a branch
+        same_ops = [n.kind_ for n, _ in mod_nodes] == [n.kind_ for n, _ in check_nodes]
+        kind = "constant value" if same_ops else "branch"
+        if not same_ops:  # name the first op that differs: the constants of each path are operands
+            ops = _first_diverging(*([(n, s) for n, s in nodes if n.kind_ != "prim::Constant"]
+                                     for nodes in (mod_nodes, check_nodes)))
+            if ops is not None:
+                (n_mod, s_mod), (n_check, s_check) = ops
+        file, line = n_mod.source or n_check.source or ("", 0)
+        report.append(Specialization(
+            kind, file, line, None,
+            f"the trace recorded `{s_mod.strip().split(' # ')[0]}` where the check input's trace "
+            f"recorded `{s_check.strip().split(' # ')[0]}`"
+            + (f" (at {n_check.sourceRange()})" if n_check.sourceRange() else ""), FIXES[kind]))
+    error.specializations = report
+    return error
+
+
+def note_mismatch(graph, message):
+    """A checker warning (outputs differ on a check input), kept with the trace's records."""
+    records = graph.__dict__.setdefault("_specializations", [])
+    records.append(Specialization("output mismatch", "", 0, None, message, FIXES["output mismatch"]))
