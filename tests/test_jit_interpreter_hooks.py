@@ -75,8 +75,8 @@ def test_flop_count_matches_torch_flop_counter():
     with FlopCounterMode(display=False) as mode:
         tnet(torch.ones(5, 3))
     traced = reftrace.jit.trace(_net(), reftrace.ones(5, 3))
-    counter = FlopCounter(traced.graph)
-    counter.run(traced, reftrace.ones(5, 3))
+    counter = FlopCounter(traced)  # a traced module: run() passes it as `self`
+    counter.run(reftrace.ones(5, 3))
     assert counter.flops == mode.get_total_flops()
 
 
@@ -131,9 +131,20 @@ def test_placeholder_and_output_hooks():
             return ("out", super().output(graph, values))
     traced = reftrace.jit.trace(lambda x, y: x + y, (reftrace.ones(2), reftrace.ones(2)), check_trace=False)
     assert Doubling(traced.graph).run(reftrace.ones(2), reftrace.ones(2))[1].tolist() == [4.0, 4.0]
+    assert Doubling(traced).run(reftrace.ones(2), reftrace.ones(2))[1].tolist() == [4.0, 4.0]
 
 
 def test_wrong_structure_is_refused_by_placeholder():
     traced = reftrace.jit.trace(lambda x: x * 2, reftrace.ones(2), check_trace=False)
     with pytest.raises(RuntimeError, match="Expected a value of type 'Tensor' for argument 'x'"):
         Interpreter(traced.graph).run(3)
+
+
+def test_interpreter_takes_a_trace_a_method_or_a_graph():
+    net = _net()
+    traced = reftrace.jit.trace(net, reftrace.ones(2, 3))
+    x = reftrace.randn(2, 3)
+    expected = traced(x).detach().numpy()
+    for runner in (Interpreter(traced), Interpreter(traced.forward)):
+        assert np.array_equal(runner.run(x).detach().numpy(), expected)
+    assert np.array_equal(Interpreter(traced.graph).run(traced, x).detach().numpy(), expected)

@@ -54,6 +54,8 @@ class Interpreter:
     """Runs a graph (a function's, or a module method's with its prim::GetAttr and
     prim::CallMethod nodes) on new inputs; subclass it and override hooks, as torch.fx's:
 
+    - ``Interpreter(graph)``, or ``Interpreter(traced)`` for a traced function or module (whose
+      ``run`` then passes the module as the graph's ``self``);
     - ``run(*args)``: the whole graph; ``run_graph(graph, args)`` runs any graph (a submodule's
       method, a called function) with the same instance, so a subclass's hooks and state see
       every node of a module, submodules included;
@@ -72,12 +74,19 @@ class Interpreter:
     """
 
     def __init__(self, graph):
+        # a Graph; or, as torch.fx.Interpreter takes a GraphModule, a trace: a traced module or
+        # one of its methods (run then passes the module as the graph's `self`), a traced function
+        from .ir import Graph
+        self.module = None
+        if not isinstance(graph, Graph):
+            self.module = graph if hasattr(graph, "_type") else getattr(graph, "module", None)
+            graph = graph.graph
         self.graph = graph
         self._plans = {}
         self._kind_hooks = {}
 
     def run(self, *args):
-        return self.run_graph(self.graph, args)
+        return self.run_graph(self.graph, args if self.module is None else (self.module,) + args)
 
     def run_graph(self, graph, args):
         params = graph.param.outputs_
