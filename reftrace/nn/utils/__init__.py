@@ -8,3 +8,4 @@ from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eva
 from . import rnn  # noqa: F401
 from . import parametrize, parametrizations  # noqa: F401,E402
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401,E402
