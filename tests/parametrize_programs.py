@@ -211,6 +211,21 @@ except ValueError as e:
 P.remove_parametrizations(m, "weight", leave_parametrized=False)
 print(type(m).__name__, values(m.weight))
 """,
+    "set_storage": """
+# Tensor.set_: what parametrize uses to store a new value into an existing original
+a, b = torch.ones(2), torch.zeros(3)
+version = a._version
+print(a.set_(b) is a, a.shape, a.stride(), a._version - version)
+b.add_(1)
+print(values(a))
+a.set_(torch.zeros(4, 4)[:, 1])
+print(a.shape, a.stride())
+for dtype in (torch.int64, torch.float64, torch.bool):
+    try:
+        torch.ones(2).set_(torch.zeros(2, dtype=dtype))
+    except RuntimeError as e:
+        print("RuntimeError:", e)
+""",
 }
 
 MANGLE = re.compile(r"___torch_mangle_\d+\.")
