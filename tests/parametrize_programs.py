@@ -192,7 +192,18 @@ traced = torch.jit.trace(m, torch.ones(2, 3))
 show(traced, "parametrizations.weight")
 with P.cached():
     print(m.weight is m.weight)
+    try:
+        torch.jit.trace(m, torch.ones(2, 3))
+    except RuntimeError as e:
+        print("RuntimeError:", e)
 print(m.weight is m.weight)
+import copy, pickle
+twin = copy.deepcopy(m)
+print(type(twin).__name__, values(twin.weight), twin.weight is not m.weight)
+try:
+    pickle.dumps(m)
+except RuntimeError as e:
+    print("RuntimeError:", str(e).splitlines()[0])
 try:
     P.register_parametrization(m, "nothing", Scale())
 except ValueError as e:

@@ -9,7 +9,9 @@ sees each access as a call of the ParametrizationList submodule (``prim::CallMet
 module's graph), as torch's does. Messages are torch's.
 """
 import collections.abc
+import copyreg
 from contextlib import contextmanager
+from copy import deepcopy
 
 import reftrace
 from ..._dispatch import STATE
@@ -158,15 +160,32 @@ def _inject_new_class(module):
     """Give ``module`` a class of its own, ``Parametrized<Class>``, to hold the properties."""
     cls = module.__class__
 
+    def default_deepcopy(self, memo):
+        # copy.deepcopy would go through __getstate__, which refuses: copy the __dict__ (and
+        # any slots) instead, as torch does
+        obj = memo.get(id(self), None)
+        if obj is not None:
+            return obj
+        replica = self.__new__(self.__class__)
+        memo[id(self)] = replica
+        replica.__dict__ = deepcopy(self.__dict__, memo)
+        for slot in copyreg._slotnames(self.__class__):
+            if hasattr(self, slot):
+                setattr(replica, slot, deepcopy(getattr(self, slot), memo))
+        return replica
+
     def getstate(self):
         raise RuntimeError(
             "Serialization of parametrized modules is only supported through state_dict(). See:\n"
             "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
             "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
 
+    dct = {"__getstate__": getstate}
+    if not hasattr(cls, "__deepcopy__"):
+        dct["__deepcopy__"] = default_deepcopy
     # made here, so its __module__ is this file's: a trace names it as torch names its own,
     # __torch__.torch.nn.utils.parametrize.Parametrized<Class>
-    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {"__getstate__": getstate})
+    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), dct)
 
 
 def _inject_property(module, tensor_name):
