@@ -221,6 +221,7 @@ except ValueError as e:
     print("ValueError:", e)
 P.remove_parametrizations(m, "weight", leave_parametrized=False)
 print(type(m).__name__, values(m.weight))
+print(hasattr(torch.nn.utils.parametrizations, "spectral_norm"), hasattr(torch.nn.utils, "weight_norm"))
 """,
     "set_storage": """
 # Tensor.set_: what parametrize uses to store a new value into an existing original

@@ -8,6 +8,7 @@ spectral_norm). The forward of each is torch's, op for op, so traces record the 
 (``orthogonal`` needs geqrf and householder_product, which reftrace lacks.)
 """
 import reftrace
+from ..._missing import NotImplementedInReftrace
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
@@ -120,3 +121,11 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     parametrize.register_parametrization(module, name,
                                          _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
+
+
+def __getattr__(name):
+    if name == "orthogonal":
+        raise NotImplementedInReftrace(
+            "reftrace does not implement torch.nn.utils.parametrizations.orthogonal yet: it needs "
+            "torch.geqrf, torch.linalg.householder_product and torch.matrix_exp, which reftrace lacks")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
