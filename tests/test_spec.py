@@ -4,7 +4,8 @@ The format is defined in spec/README.md. In short: a rule is a heading ``### ID-
 example in it is a ```python block followed by an ```expected block (the exact stdout), a
 ```warns block (warnings it must emit) and/or a ```raises block (``ErrorType: message``; a
 trailing ``...`` matches any rest of a message). ``python reftrace-only`` / ``python torch-only``
-mark examples where the two deliberately differ.
+mark examples where the two deliberately differ; ``python continues`` runs after the chapter's
+previous example, in its namespace (spec/tutorial.md builds its toy tracer that way).
 
 Each example becomes two pytest items, ``test_spec_reftrace[chapter:RULE-N:i]`` (exec with
 ``torch`` bound to reftrace) and ``test_spec_torch[...]`` (the same text under real torch 2.13,
@@ -206,6 +207,68 @@ def test_failures_show_a_diff_and_match_message_prefixes(tmp_path):
     silent.code = silent.code.replace("warnings.warn", "str")
     with pytest.raises(pytest.fail.Exception, match="missing warnings"):
         check_example(silent, reftrace, "reftrace")
+
+
+_CONTINUED = """### AB-1 A chapter that builds code step by step
+
+```python continues
+print("no example before this one")
+```
+```expected
+```
+
+```python
+import warnings
+n = 1
+print("first")
+warnings.warn("from the first")
+```
+```expected
+first
+```
+
+```python continues
+n += 1
+raise ValueError("written to raise")
+```
+```raises
+ValueError: written to raise
+```
+
+### AB-2 The chain goes on across rules
+
+```python continues
+print(n + 1)
+```
+```expected
+3
+```
+
+```python
+print("fresh" if "n" not in globals() else n)
+```
+```expected
+fresh
+```
+"""
+
+
+def test_continues_runs_the_examples_before_it_in_one_namespace(tmp_path):
+    import reftrace
+    path = tmp_path / "chain.md"
+    path.write_text(_CONTINUED)
+    examples = parse_chapter(str(path))
+    assert "needs an example before it" in format_error(examples[0])
+    assert [len(ex.prelude) for ex in examples] == [0, 0, 1, 2, 0]
+    for ex in examples[1:]:
+        check_example(ex, reftrace, "reftrace")
+    # the earlier examples' output and warnings are theirs, not the continuing example's
+    out, error, _tb, warned = run_example(examples[3], reftrace)
+    assert (out, error, warned) == ("3\n", None, [])
+    # an earlier example's error that is not written down stops the chain, pointing at its line
+    examples[2].raises = None
+    out, error, tb, _ = run_example(examples[3], reftrace)
+    assert isinstance(error, ValueError) and f'chain.md", line {examples[2].line + 1}' in tb
 
 
 # -- refreshing expected output from torch --------------------------------------------------------

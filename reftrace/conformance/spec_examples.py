@@ -6,7 +6,8 @@ The format is defined in spec/README.md. In short: a rule is a heading ``### ID-
 example in it is a ```python block followed by an ```expected block (the exact stdout), a
 ```warns block (warnings it must emit) and/or a ```raises block (``ErrorType: message``; a
 trailing ``...`` matches any rest of a message). ``python reftrace-only`` / ``python torch-only``
-mark examples where the two deliberately differ.
+mark examples where the two deliberately differ; ``python continues`` runs an example after
+the chapter's previous one, in its namespace (a tutorial that builds code step by step).
 
 Nothing here imports torch: ``run_example`` is handed the module to bind to the name ``torch``.
 """
@@ -24,6 +25,7 @@ SPEC_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.
 RULE_RE = re.compile(r"^#{2,4}\s+([A-Z][A-Z0-9]*-\d+)\b")   # '### TEN-1 Title'
 FENCE_RE = re.compile(r"^(`{3,}|~{3,})\s*(.*)$")             # '```python reftrace-only'
 ONLY_FLAGS = ("reftrace-only", "torch-only")
+CONTINUES = "continues"   # the example runs after the previous one, sharing its names
 RESULT_KINDS = ("expected", "warns", "raises")   # the blocks after an example, in canonical order
 # torch deprecates APIs reftrace keeps (torch.jit.trace itself warns so in 2.13): not behaviour
 # the spec pins down, so they are left out of refreshed warns blocks
@@ -46,6 +48,8 @@ class Example:
     blocks: dict = field(default_factory=dict)
     code_end: int = 0             # line index of the python block's closing fence
     error: str = ""               # a format error found while parsing
+    # the examples a ``continues`` example runs first, in order, in the same namespace
+    prelude: list = field(default_factory=list)
 
     @property
     def id(self):
@@ -95,7 +99,7 @@ def parse_chapter(path):
             current = rule
         return current
 
-    examples, counts, pending = [], {}, None
+    examples, counts, pending, previous = [], {}, None, None
     for start, info, first, end in _fenced_blocks(lines):
         words = info.split()
         lang = words[0] if words else ""
@@ -105,10 +109,17 @@ def parse_chapter(path):
             ex = Example(chapter, rule, counts.get(rule, 0), path, first + 1, body, code_end=end)
             counts[rule] = ex.index + 1
             flags = [w for w in words[1:] if w in ONLY_FLAGS]
-            unknown = [w for w in words[1:] if w not in ONLY_FLAGS]
+            unknown = [w for w in words[1:] if w not in ONLY_FLAGS + (CONTINUES,)]
             if len(flags) > 1 or unknown:
-                ex.error = f"line {start + 1}: unknown or conflicting flags {words[1:]} (allowed: one of {ONLY_FLAGS})"
+                ex.error = (f"line {start + 1}: unknown or conflicting flags {words[1:]} (allowed: "
+                            f"one of {ONLY_FLAGS}, and {CONTINUES!r})")
             ex.only = flags[0] if flags else ""
+            if CONTINUES in words[1:]:
+                if previous is None:
+                    ex.error = f"line {start + 1}: a '{CONTINUES}' example needs an example before it"
+                else:
+                    ex.prelude = previous.prelude + [previous]
+            previous = ex
             if rule == "NO-RULE":
                 ex.error = f"line {start + 1}: example outside any rule (put it under a '### ID-N' heading)"
             if re.search(r"^\s*(import torch\b|from torch\b)", body, re.M):
@@ -167,23 +178,38 @@ def execute(ex, module):
     Returns (stdout, exception or None, its traceback, the warnings as warnings.WarningMessage).
     The code is compiled under the chapter's path, padded so line numbers in tracebacks are
     the Markdown file's own. The default dtype is restored afterwards whatever the example did.
+    A ``continues`` example first runs the examples it continues, in the same namespace; their
+    output and warnings are theirs (checked by their own items), not this one's, and an error
+    one of them is written to raise does not stop the ones after it.
     """
-    code = compile("\n" * (ex.line - 1) + ex.code + "\n", ex.path, "exec")
     namespace = {"torch": module, "__name__": "__spec__"}
     out = io.StringIO()
     saved_dtype = module.get_default_dtype()
-    error, tb = None, ""
+    error, tb, before = None, "", 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")  # every warning, not once per location
         try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                for earlier in ex.prelude:
+                    try:
+                        exec(_compiled(earlier), namespace)
+                    except Exception:
+                        if earlier.raises is None:
+                            raise
+            before = len(caught)
             with contextlib.redirect_stdout(out):
-                exec(code, namespace)
+                exec(_compiled(ex), namespace)
         except Exception as e:  # the error is part of what the example shows
             # drop the runner's own frame: the traceback starts in the chapter
             error, tb = e, "".join(traceback.format_exception(type(e), e, e.__traceback__.tb_next))
         finally:
             module.set_default_dtype(saved_dtype)
-    return out.getvalue(), error, tb, list(caught)
+    return out.getvalue(), error, tb, list(caught[before:])
+
+
+def _compiled(ex):
+    # padded with blank lines so a traceback's line numbers are the chapter's own
+    return compile("\n" * (ex.line - 1) + ex.code + "\n", ex.path, "exec")
 
 
 def warning_line(w):

@@ -357,11 +357,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    if out is not None:
-        raise NotImplementedError("reftrace: normalize(out=...) is not implemented")
     # Tensor.norm (torch.functional.norm) lowers to linalg_vector_norm(input, p, [dim], keepdim)
-    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
-    return input / denom
+    if out is None:
+        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+        return input / denom
+    # torch clamps in place on this branch, and a trace records it so (clamp_min_, div.out)
+    denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
+    return _aten("div")(input, denom, out=out)
 
 
 # -- losses ----------------------------------------------------------------------------------------

@@ -78,8 +78,8 @@ def _check_bmm(shape1, shape2, dt1, dt2):
 
 # -- ops -------------------------------------------------------------------------------------
 
-@op("dot(Tensor self, Tensor tensor) -> Tensor", variants=("function", "method"))
-def dot(self, tensor):
+def _check_dot(self, tensor):
+    """dot's and vdot's checks (vdot's messages say "dot" too)."""
     d1, d2 = self._array.ndim, tensor._array.ndim
     if d1 != 1 or d2 != 1:
         raise RuntimeError(f"1D tensors expected, but got {d1}D and {d2}D tensors")
@@ -91,10 +91,27 @@ def dot(self, tensor):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n1}] and src [{n2}] to "
                            f"have the same number of elements, but got {n1} and {n2} elements "
                            "respectively")
+
+
+@op("dot(Tensor self, Tensor tensor) -> Tensor", variants=("function", "method"))
+def dot(self, tensor):
+    _check_dot(self, tensor)
     return _product(self, tensor, "dot")
 
 
 derivatives(dot, {"self": "grad * tensor.conj()", "tensor": "grad * self.conj()"})
+
+
+@op("vdot(Tensor self, Tensor other) -> Tensor", variants=("function", "method"))
+def vdot(self, other):
+    """dot with the first vector conjugated."""
+    _check_dot(self, other)
+    if self.dtype.is_complex:
+        self = _fresh(xp_of(self).conj(self._array), self.dtype, self.device)
+    return _product(self, other, "vdot")
+
+
+derivatives(vdot, {"self": "grad.conj() * other", "other": "grad * self"})
 
 
 @op("mv(Tensor self, Tensor vec) -> Tensor", variants=("function", "method"))

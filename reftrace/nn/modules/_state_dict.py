@@ -97,8 +97,13 @@ class _StateDictMixin:
     def register_load_state_dict_pre_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
         error_msgs), before this module's entries are loaded; may edit state_dict."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """The same hook, given the module first only ``with_module`` (torch's private form,
+        which parametrizations.weight_norm uses to load a state_dict of the old weight_norm)."""
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self)
+        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self) if with_module else hook
         return handle
 
     def register_load_state_dict_post_hook(self, hook):

@@ -6,3 +6,6 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters  # no
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,  # noqa: F401
                      fuse_linear_bn_weights)
 from . import rnn  # noqa: F401
+from . import parametrize, parametrizations  # noqa: F401,E402
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401,E402
