@@ -5,6 +5,9 @@
     python -m reftrace trace examples/mlp.py --save mlp.pt  # ... and save it (torch.jit.save's format)
     python -m reftrace run mlp.pt [--inputs x.npz]        # load an archive without torch (_cli_run.py)
     python -m reftrace conformance [PATHS]              # = python -m reftrace.conformance
+    python -m reftrace trace examples/mlp.py --format json --draw mlp.dot --summary
+
+``reftrace`` (the console script setup.cfg installs) is the same command.
 
 The file convention for ``trace FILE[:NAME]`` (README.md, "The command line"): the file is
 ordinary Python written against ``import reftrace as torch``. ``NAME`` (default ``model``) is a
@@ -21,12 +24,6 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
-import traceback
-import warnings
-
-# the checker's own warnings (torch's words): either means the trace does not match Python
-CHECKER_WARNINGS = ("Output nr ", "Trace had nondeterministic nodes")
-
 
 class UsageError(Exception):
     pass
@@ -70,13 +67,20 @@ def resolve(module, path, name):
                              f"{name}(...)`) and trace {path}:{name.lower()}") from None
     elif not callable(target):
         raise UsageError(f"{path}:{name} is a {type(target).__name__}, not a function or nn.Module")
+    kwarg_inputs = getattr(module, f"{name}_kwarg_inputs", None)
+    if kwarg_inputs is not None and not isinstance(kwarg_inputs, dict):
+        raise UsageError(f"{path}: {name}_kwarg_inputs must be a dict of keyword arguments, "
+                         f"not {type(kwarg_inputs).__name__}")
     for inputs_name in (f"{name}_inputs", "EXAMPLE_INPUTS"):
         if hasattr(module, inputs_name):
             inputs = getattr(module, inputs_name)
             break
     else:
-        raise UsageError(f"{path} defines neither `{name}_inputs` nor `EXAMPLE_INPUTS` "
-                         f"(the example inputs to trace `{name}` with)")
+        if kwarg_inputs is None:
+            raise UsageError(f"{path} defines neither `{name}_inputs` nor `EXAMPLE_INPUTS` "
+                             f"(the example inputs to trace `{name}` with), nor "
+                             f"`{name}_kwarg_inputs` (keyword inputs)")
+        inputs, inputs_name = None, f"{name}_kwarg_inputs"
     check_name = f"{name}_check_inputs"
     check = getattr(module, check_name, None)
     if check is None and inputs_name == "EXAMPLE_INPUTS":
@@ -87,7 +91,7 @@ def resolve(module, path, name):
                              f"not {type(check).__name__}")
         check = list(check)
     _check_torch_import(module, path)
-    return target, inputs, check
+    return target, inputs, check, kwarg_inputs
 
 
 def _check_torch_import(module, path):
@@ -100,105 +104,19 @@ def _check_torch_import(module, path):
                      "reftrace: write `import reftrace as torch` instead of `import torch`")
 
 
-def _clone(value):
-    import reftrace
-    if isinstance(value, reftrace.Tensor):
-        return value.detach().clone().requires_grad_(value.requires_grad)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_clone(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _clone(v) for k, v in value.items()}
-    return value
-
-
-def _describe(target):
-    import reftrace
-    if isinstance(target, reftrace.nn.Module):
-        return f"{type(target).__name__}, an nn.Module"
-    return "a function"
-
-
-def _print_warnings(caught, out):
-    """Each distinct warning once (the checker re-traces, so tracing warnings come twice), with
-    where it was raised and how often."""
-    counts = {}
-    for w in caught:
-        if not issubclass(w.category, DeprecationWarning):
-            key = (w.category.__name__, str(w.message), w.filename, w.lineno)
-            counts[key] = counts.get(key, 0) + 1
-    if not counts:
-        print("\nwarnings: none", file=out)
-        return
-    print(f"\nwarnings ({len(counts)}):", file=out)
-    for i, ((category, message, filename, lineno), n) in enumerate(counts.items(), 1):
-        where = f"{os.path.relpath(filename)}:{lineno}" if filename else "?"
-        times = f" ({n} times: the checker re-traces)" if n > 1 else ""
-        print(f"  {i}. {category} at {where}{times}", file=out)
-        for line in message.splitlines():
-            print(f"       {line}".rstrip(), file=out)
-
-
 def trace_command(args, out=sys.stdout):
-    import reftrace
-    from reftrace.jit import TracingCheckError
-    path, _, name = args.target.rpartition(":") if ":" in args.target else (args.target, "", "")
-    if not path or (name and not name.isidentifier()):  # 'C:\\x.py' or 'file.py' alone
-        path, name = args.target, ""
-    name = name or "model"
-    reftrace.manual_seed(args.seed)
-    module = load_file(path)
-    target, inputs, check_inputs = resolve(module, path, name)
-    check = not args.no_check
-    print(f"tracing {path}:{name} ({_describe(target)}), "
-          f"check_trace={check}" + (f", {len(check_inputs)} check input(s)" if check and check_inputs else ""),
-          file=out)
+    from ._cli_trace import trace_command as run
+    return run(args, out)
 
-    # the checker may raise before a trace exists: keep what we need to re-trace for the graph
-    rng, example = reftrace.get_rng_state(), _clone(inputs)
-    error = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            traced = reftrace.jit.trace(target, inputs, check_trace=check, check_inputs=check_inputs)
-        except TracingCheckError as e:
-            error = e
-        except Exception as e:  # the traceback shows where: the user's line or a reftrace bug
-            print("\ntracing failed:\n" + "".join(traceback.format_exception(e)).rstrip(), file=out)
-            _print_warnings(caught, out)
-            return 1
-    if error is not None:  # the graph of the example inputs, for the reader: trace once more
-        reftrace.set_rng_state(rng)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            traced = reftrace.jit.trace(target, example, check_trace=False)
 
-    is_module = isinstance(target, reftrace.nn.Module)
-    graph = traced.inlined_graph if is_module and not args.no_inline else traced.graph
-    print("\ngraph" + (" (submodule calls inlined; --no-inline for traced.graph)" if graph is not traced.graph else "")
-          + ":", file=out)
-    print(graph.str(args.source_locations).rstrip("\n"), file=out)
-    _print_warnings(caught, out)
-
-    if args.save:  # the trace of the example inputs, as torch.jit.save writes it
-        reftrace.jit.save(traced, args.save)
-        print(f"\nsaved: {args.save} (load it with torch.jit.load or python -m reftrace run)", file=out)
-
-    mismatches = [w for w in caught if str(w.message).startswith(CHECKER_WARNINGS)]
-    if not check:
-        print("\ncheck: skipped (--no-check)", file=out)
-        return 0
-    if error is not None:
-        print("\ncheck: FAILED: the trace does not generalise (TracingCheckError)", file=out)
-        print("\n".join("  " + line for line in str(error).rstrip("\n").splitlines()), file=out)
-        return 1
-    if mismatches:
-        print("\ncheck: MISMATCH: the trace's outputs differ from the Python function's "
-              "(see the warnings above)", file=out)
-        return 1
-    runs = len(check_inputs) if check_inputs else 1
-    print(f"\ncheck: ok (re-traced on {runs} input set(s): same graph, same outputs as Python)",
-          file=out)
-    return 0
+def version():
+    """The installed distribution's version (the package's own when run from a checkout)."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version as dist_version
+        return dist_version("reftrace")
+    except (ImportError, PackageNotFoundError):
+        from reftrace import __version__
+        return __version__
 
 
 def build_parser():
@@ -215,6 +133,8 @@ def build_parser():
                "  python -m reftrace run m.pt                           load it without torch\n"
                "  python -m reftrace conformance                        spec/ under torch and reftrace\n"
                "  python -m reftrace conformance examples/programs.py   your programs, diffed")
+    parser.add_argument("--version", action="version",
+                        version=f"reftrace {version()} (the tracer of PyTorch 2.13)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     t = sub.add_parser(
@@ -238,6 +158,23 @@ def build_parser():
                    help="random seed set before FILE is loaded (default 0)")
     t.add_argument("--save", metavar="OUT.pt",
                    help="save the trace as a TorchScript archive (torch.jit.load reads it)")
+    # what torch.jit.trace takes that the file convention cannot say
+    t.add_argument("--no-strict", action="store_true",
+                   help="trace with strict=False (mutable outputs such as lists and dicts allowed)")
+    t.add_argument("--force-outplace", action="store_true",
+                   help="trace with _force_outplace=True (in-place ops recorded out of place)")
+    t.add_argument("--check-tolerance", type=float, metavar="TOL",
+                   help="the checker's tolerance (torch.jit.trace's check_tolerance, default 1e-5)")
+    t.add_argument("--format", choices=("text", "json"), default="text",
+                   help="json: one JSON document (graph, inlined graph, code, warnings, errors, "
+                        "summary, verdict) on stdout, for scripts")
+    t.add_argument("--draw", metavar="OUT.dot|OUT.svg|OUT.png",
+                   help="draw the graph with Graphviz (.dot is written directly; .svg and .png "
+                        "run Graphviz's `dot`)")
+    t.add_argument("--tabular", action="store_true",
+                   help="also print the graph as a table (torch.fx's print_tabular, with shapes)")
+    t.add_argument("--summary", action="store_true",
+                   help="also print a summary: ops by kind, parameters, constants, size-dependent nodes")
     from ._cli_run import add_parser as add_run_parser
     add_run_parser(sub)
 
@@ -266,6 +203,10 @@ def main(argv=None):
     try:
         return trace_command(args)
     except UsageError as e:
+        if args.format == "json":  # a script reading stdout still gets a document
+            import json
+            from ._cli_trace import usage_error_document
+            print(json.dumps(usage_error_document(str(e)), indent=2))
         print(f"python -m reftrace trace: error: {e}", file=sys.stderr)
         return 2
 
