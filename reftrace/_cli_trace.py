@@ -25,6 +25,7 @@ class TraceReport:
         self.error = None        # an exception that stopped tracing (not the checker's)
         self.check_error = None  # the checker's TracingCheckError
         self.check = True
+        self.check_inputs = None
         self.check_runs = 1
         self.mismatch = False
         self.saved = None
@@ -75,7 +76,7 @@ def run_trace(args):
     """Load ``args.target`` and trace it as the options say; a TraceReport (UsageError raised)."""
     import reftrace
     from reftrace.jit import TracingCheckError
-    from .__main__ import load_file, resolve
+    from ._cli_program import load_file, resolve
     path, _, name = args.target.rpartition(":") if ":" in args.target else (args.target, "", "")
     if not path or (name and not name.isidentifier()):  # 'C:\\x.py' or 'file.py' alone
         path, name = args.target, ""
@@ -85,6 +86,7 @@ def run_trace(args):
     target, inputs, check_inputs, kwarg_inputs = resolve(module, path, name)
     report = TraceReport(target, path, name)
     report.check = not args.no_check
+    report.check_inputs = check_inputs
     report.check_runs = len(check_inputs) if check_inputs else 1
     options = dict(check_trace=report.check, check_inputs=check_inputs, strict=not args.no_strict,
                    _force_outplace=args.force_outplace, example_kwarg_inputs=kwarg_inputs)
@@ -137,7 +139,7 @@ def _print_warnings(report, out):
 
 def render_text(report, args, out):
     what = f"{type(report.target).__name__}, an nn.Module" if report.is_module else "a function"
-    runs = f", {report.check_runs} check input(s)" if report.check and report.check_runs > 1 else ""
+    runs = f", {report.check_runs} check input(s)" if report.check and report.check_inputs else ""
     print(f"tracing {report.path}:{report.name} ({what}), check_trace={report.check}{runs}", file=out)
     if report.error is not None:
         print("\ntracing failed:\n" + "".join(traceback.format_exception(report.error)).rstrip(),

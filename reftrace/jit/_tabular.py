@@ -22,11 +22,12 @@ SIZE_KINDS = frozenset(("aten::size", "aten::sym_size", "aten::numel", "aten::di
 
 def format_table(rows, headers):
     """``tabulate(rows, headers=headers)`` in its default "simple" format: every cell padded to
-    its column's width, columns two spaces apart, a row of dashes under the headers."""
+    its column's width, columns two spaces apart, a row of dashes under the headers, no
+    trailing blanks."""
     widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows)]
 
     def line(cells):
-        return "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))
+        return "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
     return "\n".join([line(headers), line("-" * w for w in widths)] + [line(r) for r in rows])
 
 
