@@ -50,16 +50,16 @@ def _all_nodes(block):
             yield from _all_nodes(b)
 
 
-def _label(node):
+def _label(node, source_lines=True):
     lines = [node.kind_ + (f"[{node.attrs['name'][1]}]" if node.attrs and "name" in node.attrs
                            and node.kind_ in ("prim::GetAttr", "prim::CallMethod") else "")]
     lines += [f"%{o.debugName()} : {short_type(o.type_)}" for o in node.outputs_]
-    if node.source is not None:
+    if source_lines and node.source is not None:
         lines.append(f"{os.path.basename(node.source[0])}:{node.source[1]}")
     return "\n".join(lines)
 
 
-def to_dot(graph, name="graph", constants=False):
+def to_dot(graph, name="graph", constants=False, source_lines=True):
     """The DOT text of ``graph`` (see the module docstring)."""
     ids = {}  # Node -> its DOT id, in program order
     for v in graph.inputs():
@@ -86,7 +86,7 @@ def to_dot(graph, name="graph", constants=False):
         for n in level["nodes"]:
             style = (PARAMETER if n.kind_ == "prim::GetAttr" else
                      CONSTANT if _is_constant(n) else OP)
-            out.append(f"{indent}{ids[n]} [label={_quote(_label(n))}, {style}];")
+            out.append(f"{indent}{ids[n]} [label={_quote(_label(n, source_lines))}, {style}];")
         for part, child in level["children"].items():
             out.append(f"{indent}subgraph cluster_{counter[0]} {{")
             counter[0] += 1

@@ -119,12 +119,15 @@ class GraphSummary:
                 "ops": dict(sorted(self.ops.items(), key=lambda kv: (-kv[1], kv[0]))),
                 "constants": self.constants, "tensor_constants": self.tensor_constants,
                 "attributes": self.parameters,
-                "size_dependent": [f"%{n.outputs_[0].debugName()} = {n.kind_}"
-                                   + (f" ({n.source[0]}:{n.source[1]})" if n.source else "")
-                                   for n in self.size_dependent]}
+                "size_dependent": [self._describe(n) for n in self.size_dependent]}
 
-    def format(self):
+    def _describe(self, node, source_lines=True):
+        where = f" ({node.source[0]}:{node.source[1]})" if source_lines and node.source else ""
+        return f"%{node.outputs_[0].debugName()} = {node.kind_}{where}"
+
+    def format(self, source_lines=True):
         d = self.as_dict()
+        d["size_dependent"] = [self._describe(n, source_lines) for n in self.size_dependent]
         ops = sum(d["ops"].values())
         lines = [f"{d['nodes']} nodes: {ops} ops, {d['constants']} constants "
                  f"({d['tensor_constants']} tensor), {len(d['attributes'])} module attributes read; "

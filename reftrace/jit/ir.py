@@ -385,10 +385,10 @@ class Graph:
         return copy_graph(self)
 
     # -- for readers (not torch's API): a picture, a table, a summary --------------------------
-    def to_dot(self, name="graph", constants=False):
+    def to_dot(self, name="graph", constants=False, source_lines=True):
         """Graphviz DOT text of this graph (_dot.py); reftrace.jit._dot.write_picture renders it."""
         from ._dot import to_dot
-        return to_dot(self, name, constants)
+        return to_dot(self, name, constants, source_lines)
 
     def tabular(self):
         """The table print_tabular prints, as a string (_tabular.py)."""
