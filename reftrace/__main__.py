@@ -5,6 +5,9 @@
     python -m reftrace trace examples/mlp.py --save mlp.pt  # ... and save it (torch.jit.save's format)
     python -m reftrace run mlp.pt [--inputs x.npz]        # load an archive without torch (_cli_run.py)
     python -m reftrace conformance [PATHS]              # = python -m reftrace.conformance
+    python -m reftrace trace examples/mlp.py --format json --draw mlp.dot --summary
+
+``reftrace`` (the console script setup.cfg installs) is the same command.
 
 The file convention for ``trace FILE[:NAME]`` (README.md, "The command line"): the file is
 ordinary Python written against ``import reftrace as torch``. ``NAME`` (default ``model``) is a
@@ -17,190 +20,24 @@ Exit status: 0 when the trace is clean (the checker passed), 1 when tracing fail
 found a problem (TracingCheckError, or outputs that do not match), 2 for a usage error.
 """
 import argparse
-import importlib.machinery
-import importlib.util
-import os
 import sys
-import traceback
-import warnings
 
-# the checker's own warnings (torch's words): either means the trace does not match Python
-CHECKER_WARNINGS = ("Output nr ", "Trace had nondeterministic nodes")
-
-
-class UsageError(Exception):
-    pass
-
-
-def load_file(path):
-    """Import ``path`` as a module named after the file (its directory importable, as for a script)."""
-    if os.path.isdir(path):
-        raise UsageError(f"{path} is a directory, not a Python file")
-    if not os.path.isfile(path):
-        raise UsageError(f"{path}: no such file")
-    name = os.path.splitext(os.path.basename(path))[0]
-    # any file name: the source loader is named, so that 'model.txt' loads too
-    loader = importlib.machinery.SourceFileLoader(name, path)
-    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.pop(0)
-    return module
-
-
-def resolve(module, path, name):
-    """(what to trace, example inputs, check inputs or None), by the file convention."""
-    import reftrace
-    if not hasattr(module, name):
-        found = [k for k, v in vars(module).items() if not k.startswith("_") and
-                 (callable(v) or isinstance(v, reftrace.nn.Module)) and
-                 getattr(v, "__module__", module.__name__) == module.__name__]
-        raise UsageError(f"{path} defines no `{name}`; name one with {path}:NAME"
-                         + (f" (candidates: {', '.join(found)})" if found else ""))
-    target = getattr(module, name)
-    if isinstance(target, type) and issubclass(target, reftrace.nn.Module):
-        try:
-            target = target()
-        except TypeError as e:  # a constructor that needs arguments: say what to do
-            raise UsageError(f"{path}:{name} is an nn.Module class that cannot be built without "
-                             f"arguments ({e}); define an instance (e.g. `{name.lower()} = "
-                             f"{name}(...)`) and trace {path}:{name.lower()}") from None
-    elif not callable(target):
-        raise UsageError(f"{path}:{name} is a {type(target).__name__}, not a function or nn.Module")
-    for inputs_name in (f"{name}_inputs", "EXAMPLE_INPUTS"):
-        if hasattr(module, inputs_name):
-            inputs = getattr(module, inputs_name)
-            break
-    else:
-        raise UsageError(f"{path} defines neither `{name}_inputs` nor `EXAMPLE_INPUTS` "
-                         f"(the example inputs to trace `{name}` with)")
-    check_name = f"{name}_check_inputs"
-    check = getattr(module, check_name, None)
-    if check is None and inputs_name == "EXAMPLE_INPUTS":
-        check_name, check = "CHECK_INPUTS", getattr(module, "CHECK_INPUTS", None)
-    if check is not None:
-        if not isinstance(check, (list, tuple)):  # a number, a generator ...: not a list of inputs
-            raise UsageError(f"{path}: {check_name} must be a list of argument tuples, "
-                             f"not {type(check).__name__}")
-        check = list(check)
-    _check_torch_import(module, path)
-    return target, inputs, check
-
-
-def _check_torch_import(module, path):
-    """A file written with `import torch` hands reftrace torch tensors, which the tracer cannot
-    type; say what to change instead of 'Tracer cannot infer type of (tensor(1.), ...)'."""
-    torch = sys.modules.get("torch")
-    if torch is None or getattr(torch, "__name__", "") != "torch" or vars(module).get("torch") is not torch:
-        return
-    raise UsageError(f"{path} imports torch; python -m reftrace traces programs written against "
-                     "reftrace: write `import reftrace as torch` instead of `import torch`")
-
-
-def _clone(value):
-    import reftrace
-    if isinstance(value, reftrace.Tensor):
-        return value.detach().clone().requires_grad_(value.requires_grad)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_clone(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _clone(v) for k, v in value.items()}
-    return value
-
-
-def _describe(target):
-    import reftrace
-    if isinstance(target, reftrace.nn.Module):
-        return f"{type(target).__name__}, an nn.Module"
-    return "a function"
-
-
-def _print_warnings(caught, out):
-    """Each distinct warning once (the checker re-traces, so tracing warnings come twice), with
-    where it was raised and how often."""
-    counts = {}
-    for w in caught:
-        if not issubclass(w.category, DeprecationWarning):
-            key = (w.category.__name__, str(w.message), w.filename, w.lineno)
-            counts[key] = counts.get(key, 0) + 1
-    if not counts:
-        print("\nwarnings: none", file=out)
-        return
-    print(f"\nwarnings ({len(counts)}):", file=out)
-    for i, ((category, message, filename, lineno), n) in enumerate(counts.items(), 1):
-        where = f"{os.path.relpath(filename)}:{lineno}" if filename else "?"
-        times = f" ({n} times: the checker re-traces)" if n > 1 else ""
-        print(f"  {i}. {category} at {where}{times}", file=out)
-        for line in message.splitlines():
-            print(f"       {line}".rstrip(), file=out)
+from ._cli_program import UsageError  # the file convention lives there
 
 
 def trace_command(args, out=sys.stdout):
-    import reftrace
-    from reftrace.jit import TracingCheckError
-    path, _, name = args.target.rpartition(":") if ":" in args.target else (args.target, "", "")
-    if not path or (name and not name.isidentifier()):  # 'C:\\x.py' or 'file.py' alone
-        path, name = args.target, ""
-    name = name or "model"
-    reftrace.manual_seed(args.seed)
-    module = load_file(path)
-    target, inputs, check_inputs = resolve(module, path, name)
-    check = not args.no_check
-    print(f"tracing {path}:{name} ({_describe(target)}), "
-          f"check_trace={check}" + (f", {len(check_inputs)} check input(s)" if check and check_inputs else ""),
-          file=out)
+    from ._cli_trace import trace_command as run
+    return run(args, out)
 
-    # the checker may raise before a trace exists: keep what we need to re-trace for the graph
-    rng, example = reftrace.get_rng_state(), _clone(inputs)
-    error = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            traced = reftrace.jit.trace(target, inputs, check_trace=check, check_inputs=check_inputs)
-        except TracingCheckError as e:
-            error = e
-        except Exception as e:  # the traceback shows where: the user's line or a reftrace bug
-            print("\ntracing failed:\n" + "".join(traceback.format_exception(e)).rstrip(), file=out)
-            _print_warnings(caught, out)
-            return 1
-    if error is not None:  # the graph of the example inputs, for the reader: trace once more
-        reftrace.set_rng_state(rng)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            traced = reftrace.jit.trace(target, example, check_trace=False)
 
-    is_module = isinstance(target, reftrace.nn.Module)
-    graph = traced.inlined_graph if is_module and not args.no_inline else traced.graph
-    print("\ngraph" + (" (submodule calls inlined; --no-inline for traced.graph)" if graph is not traced.graph else "")
-          + ":", file=out)
-    print(graph.str(args.source_locations).rstrip("\n"), file=out)
-    _print_warnings(caught, out)
-    from ._cli_insight import trace_sections  # --specializations, --deep-check
-    insight_ok = trace_sections(args, traced, error, check_inputs or [_clone(example)], out)
-
-    if args.save:  # the trace of the example inputs, as torch.jit.save writes it
-        reftrace.jit.save(traced, args.save)
-        print(f"\nsaved: {args.save} (load it with torch.jit.load or python -m reftrace run)", file=out)
-
-    mismatches = [w for w in caught if str(w.message).startswith(CHECKER_WARNINGS)]
-    if not check:
-        print("\ncheck: skipped (--no-check)", file=out)
-        return 0
-    if error is not None:
-        print("\ncheck: FAILED: the trace does not generalise (TracingCheckError)", file=out)
-        print("\n".join("  " + line for line in str(error).rstrip("\n").splitlines()), file=out)
-        return 1
-    if mismatches:
-        print("\ncheck: MISMATCH: the trace's outputs differ from the Python function's "
-              "(see the warnings above)", file=out)
-        return 1
-    runs = len(check_inputs) if check_inputs else 1
-    print(f"\ncheck: ok (re-traced on {runs} input set(s): same graph, same outputs as Python)",
-          file=out)
-    return 0 if insight_ok else 1
+def version():
+    """The installed distribution's version (the package's own when run from a checkout)."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version as dist_version
+        return dist_version("reftrace")
+    except (ImportError, PackageNotFoundError):
+        from reftrace import __version__
+        return __version__
 
 
 def build_parser():
@@ -217,6 +54,8 @@ def build_parser():
                "  python -m reftrace run m.pt                           load it without torch\n"
                "  python -m reftrace conformance                        spec/ under torch and reftrace\n"
                "  python -m reftrace conformance examples/programs.py   your programs, diffed")
+    parser.add_argument("--version", action="version",
+                        version=f"reftrace {version()} (the tracer of PyTorch 2.13)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     t = sub.add_parser(
@@ -240,7 +79,24 @@ def build_parser():
                    help="random seed set before FILE is loaded (default 0)")
     t.add_argument("--save", metavar="OUT.pt",
                    help="save the trace as a TorchScript archive (torch.jit.load reads it)")
-    from ._cli_insight import add_trace_options
+    # what torch.jit.trace takes that the file convention cannot say
+    t.add_argument("--no-strict", action="store_true",
+                   help="trace with strict=False (mutable outputs such as lists and dicts allowed)")
+    t.add_argument("--force-outplace", action="store_true",
+                   help="trace with _force_outplace=True (in-place ops recorded out of place)")
+    t.add_argument("--check-tolerance", type=float, metavar="TOL",
+                   help="the checker's tolerance (torch.jit.trace's check_tolerance, default 1e-5)")
+    t.add_argument("--format", choices=("text", "json"), default="text",
+                   help="json: one JSON document (graph, inlined graph, code, warnings, errors, "
+                        "summary, verdict) on stdout, for scripts")
+    t.add_argument("--draw", metavar="OUT.dot|OUT.svg|OUT.png",
+                   help="draw the graph with Graphviz (.dot is written directly; .svg and .png "
+                        "run Graphviz's `dot`)")
+    t.add_argument("--tabular", action="store_true",
+                   help="also print the graph as a table (torch.fx's print_tabular, with shapes)")
+    t.add_argument("--summary", action="store_true",
+                   help="also print a summary: ops by kind, parameters, constants, size-dependent nodes")
+    from ._cli_insight import add_trace_options  # --specializations, --deep-check
     add_trace_options(t)
     from ._cli_run import add_parser as add_run_parser
     add_run_parser(sub)
@@ -270,6 +126,10 @@ def main(argv=None):
     try:
         return trace_command(args)
     except UsageError as e:
+        if args.format == "json":  # a script reading stdout still gets a document
+            import json
+            from ._cli_trace import usage_error_document
+            print(json.dumps(usage_error_document(str(e)), indent=2))
         print(f"python -m reftrace trace: error: {e}", file=sys.stderr)
         return 2
 

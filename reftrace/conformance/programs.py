@@ -15,11 +15,19 @@ where ``fn`` is a function or an ``nn.Module`` instance. For example::
     def program_sizes():
         return (lambda x: x.view(x.size(0), -1)), torch.rand(2, 3, 4), {"check_trace": False}
 
+A file written for ``python -m reftrace trace`` (``import reftrace as torch``, a ``model`` with
+``EXAMPLE_INPUTS``, or any ``NAME`` with ``NAME_inputs``) is accepted too: its imports of
+``reftrace`` (and of ``torch``) are bound to the library under test, and each traceable name is
+one program, traced as the command line traces it (``NAME_check_inputs`` / ``CHECK_INPUTS`` as
+``check_inputs``).
+
 The runner calls ``torch.jit.trace(fn, example_inputs, **trace_kwargs)`` and calls the result on
 the example inputs. The two libraries draw different random numbers, so the reftrace run gets
 the torch run's input values and module parameters and buffers (as they were before tracing):
 outputs are then comparable. Random draws inside ``fn`` itself (dropout) stay different.
 """
+import builtins
+import importlib
 import warnings
 
 import numpy as np
@@ -34,9 +42,58 @@ def load(path, lib):
     """Execute the file with ``torch`` bound to ``lib``; its programs, in definition order."""
     with open(path, encoding="utf-8") as f:
         source = f.read()
-    namespace = {"torch": lib, "__name__": "__conformance__", "__file__": path}
+    namespace = {"torch": lib, "__name__": "__conformance__", "__file__": path,
+                 "__builtins__": _binding_imports(lib)}
     exec(compile(source, path, "exec"), namespace)
-    return {name: fn for name, fn in namespace.items() if name.startswith(PREFIX) and callable(fn)}
+    found = {name: fn for name, fn in namespace.items() if name.startswith(PREFIX) and callable(fn)}
+    return found or command_line_programs(namespace, lib)
+
+
+def _binding_imports(lib):
+    """Builtins whose ``__import__`` gives ``lib`` for ``reftrace`` and ``torch`` (and their
+    submodules): a file written with ``import reftrace as torch`` runs under either library."""
+    real_import = builtins.__import__
+
+    def bound_import(name, globals=None, locals=None, fromlist=(), level=0):
+        root, _, rest = name.partition(".")
+        if level == 0 and root in ("reftrace", "torch"):
+            if not rest or not fromlist:  # `import reftrace.nn as nn` binds through attributes
+                return lib
+            return importlib.import_module(f"{lib.__name__}.{rest}")
+        return real_import(name, globals, locals, fromlist, level)
+
+    return dict(vars(builtins), __import__=bound_import)
+
+
+def command_line_programs(namespace, lib):
+    """The programs of a file written for ``python -m reftrace trace``: ``model`` with
+    ``EXAMPLE_INPUTS`` and every ``NAME`` with ``NAME_inputs``, as (fn, inputs, trace kwargs)."""
+    found = {}
+    for name, value in namespace.items():
+        if name.endswith("_inputs") and not name.endswith(("_check_inputs", "_kwarg_inputs")):
+            target = name[:-len("_inputs")]
+            if target in namespace:
+                found[target] = (target, name, f"{target}_check_inputs")
+        elif name.endswith("_kwarg_inputs") and name[:-len("_kwarg_inputs")] in namespace:
+            target = name[:-len("_kwarg_inputs")]
+            found.setdefault(target, (target, None, f"{target}_check_inputs"))
+    if "model" in namespace and "EXAMPLE_INPUTS" in namespace and "model" not in found:
+        found["model"] = ("model", "EXAMPLE_INPUTS", "CHECK_INPUTS")
+
+    def program(target, inputs_name, check_name):
+        def build():
+            fn = namespace[target]
+            if isinstance(fn, type) and issubclass(fn, lib.nn.Module):
+                fn = fn()
+            kwargs = {}
+            if namespace.get(check_name) is not None:
+                kwargs["check_inputs"] = list(namespace[check_name])
+            if namespace.get(f"{target}_kwarg_inputs") is not None:
+                kwargs["example_kwarg_inputs"] = namespace[f"{target}_kwarg_inputs"]
+            return fn, None if inputs_name is None else namespace[inputs_name], kwargs
+        return build
+
+    return {name: program(*spec) for name, spec in found.items()}
 
 
 def _normalize(inputs):
@@ -155,7 +212,8 @@ def run(lib, program, inputs_from=None):
             traced = lib.jit.trace(fn, inputs, **kwargs)
             outcome.graph = canonical_graph(str(traced.graph))
             stage = "calling the trace"
-            out = traced(*_normalize(inputs))
+            keywords = kwargs.get("example_kwarg_inputs")
+            out = traced(**keywords) if inputs is None and keywords else traced(*_normalize(inputs))
             outcome.outputs, outcome.kinds, outcome.arrays = describe_outputs(lib, out)
         except Exception as e:  # an error is part of the outcome: both libraries should agree
             outcome.error = f"{stage}: {error_message(e)}"

@@ -97,6 +97,10 @@ class ProgramFile:
             self.ours = programs.load(path, reftrace)
         except Exception as e:
             self.ours, self.load_error = {}, f"loading {path} under reftrace failed: {error_message(e)}"
+        if not self.ours and not self.load_error:  # a verdict of '0 agree' would hide the mistake
+            self.load_error = (f"{path} defines no programs: neither functions named "
+                               "program_<name> nor, as `python -m reftrace trace` files do, "
+                               "`model` with EXAMPLE_INPUTS or a NAME with NAME_inputs")
 
     def ids(self):
         if self.load_error:
@@ -177,9 +181,15 @@ def run(paths=None, torch=None, out=None, quiet=False, select=None):
     items = [(i, check) for i, check in collect(paths or [spec_examples.SPEC_DIR])
              if not select or select in i]
     verdicts = []
-    for n, (_, check) in enumerate(items, 1):
+    # with -q nothing prints until something differs: on a terminal, say where the run is
+    progress = quiet and sys.stderr.isatty()
+    for n, (program_id, check) in enumerate(items, 1):
+        if progress:
+            print(f"\r[{n}/{len(items)}] {program_id}"[:79].ljust(79), end="", file=sys.stderr, flush=True)
         verdicts.append(check(torch))
         report(verdicts[-1], n, len(items), out, quiet)
+    if progress:
+        print("\r" + " " * 79 + "\r", end="", file=sys.stderr, flush=True)
     counts = {s: sum(v.status == s for v in verdicts) for s in ("ok", "differs", "skipped")}
     print(f"{counts['ok']} agree, {counts['differs']} differ, {counts['skipped']} skipped", file=out)
     return verdicts

@@ -384,6 +384,26 @@ class Graph:
         from ._graph_copy import copy_graph
         return copy_graph(self)
 
+    # -- for readers (not torch's API): a picture, a table, a summary --------------------------
+    def to_dot(self, name="graph", constants=False, source_lines=True):
+        """Graphviz DOT text of this graph (_dot.py); reftrace.jit._dot.write_picture renders it."""
+        from ._dot import to_dot
+        return to_dot(self, name, constants, source_lines)
+
+    def tabular(self):
+        """The table print_tabular prints, as a string (_tabular.py)."""
+        from ._tabular import tabular
+        return tabular(self)
+
+    def print_tabular(self):
+        """torch.fx's Graph.print_tabular for a traced graph, with a shape column (_tabular.py)."""
+        print(self.tabular())
+
+    def summary(self):
+        """Ops by kind, constants, module attributes, size-dependent nodes (_tabular.GraphSummary)."""
+        from ._tabular import GraphSummary
+        return GraphSummary(self)
+
 
 # -- printing ---------------------------------------------------------------------------------
 
