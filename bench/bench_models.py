@@ -159,6 +159,7 @@ def profile(name, rounds, use_cprofile):
     if torch is not None:
         torch.set_num_threads(1)
         th_ns = torch_model(name)[2]
+    plain = per_call({"reftrace": caller(reftrace, *reftrace_model(name, th_ns))}, 5, 0.2)["reftrace"]
     with KernelTimers() as timers:  # wrapped before tracing: the generated code binds them
         traced, inputs = reftrace_model(name, th_ns)
         call = caller(reftrace, traced, inputs)
@@ -170,9 +171,8 @@ def profile(name, rounds, use_cprofile):
         for _ in range(rounds):
             call()
         total = (time.perf_counter() - t0) / rounds
-    plain = per_call({"reftrace": call}, 5, 0.2)["reftrace"]
-    rows = sorted(((v[1] / rounds, v[0] // rounds, k) for k, v in timers.totals.items() if v[0]),
-                  reverse=True)
+        rows = sorted(((v[1] / rounds, v[0] // rounds, k) for k, v in timers.totals.items() if v[0]),
+                      reverse=True)
     in_kernels = sum(r[0] for r in rows)
     print(f"{name}: {plain * 1e6:.0f} us per traced call unwrapped, {total * 1e6:.0f} us wrapped "
           f"({len(rows)} op kinds, {sum(r[1] for r in rows)} kernel calls)")
@@ -182,7 +182,7 @@ def profile(name, rounds, use_cprofile):
               f"{seconds / total:>7.1%}")
     print(f"{'outside kernels':<44}{'':>6}{(total - in_kernels) * 1e6:>10.1f}{'':>9}"
           f"{(total - in_kernels) / total:>7.1%}")
-    if use_cprofile:
+    if use_cprofile:  # (the wrapped kernels stay bound in this trace's generated code)
         import cProfile
         import pstats
         prof = cProfile.Profile()
