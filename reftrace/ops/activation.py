@@ -300,6 +300,13 @@ def _softmax_impl(self, dim, half_to_float, log):
     axis = dim if ndim else None
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
+        if not log:  # (softmax needs no shifted copy: exp in place, then normalised in place)
+            e = np.exp(shifted, out=shifted) if shifted.ndim else np.exp(shifted)
+            total = np.add.reduce(e, axis=axis, keepdims=True)
+            if e.ndim:
+                e /= total
+                return _fresh(e.astype(dt.np, copy=False), dt, self.device)
+            return _fresh(np.asarray(e / total, dtype=dt.np), dt, self.device)
         e = np.exp(shifted)
         total = np.add.reduce(e, axis=axis, keepdims=True)
         if log and dt is D.float16 and dim == max(ndim, 1) - 1:

@@ -10,6 +10,8 @@ batch_norm in training mode updates running_mean / running_var IN PLACE (torch's
     running_var  = momentum * batch_var_unbiased + (1 - momentum) * running_var
 the batch is normalised with the biased variance.
 """
+import math
+
 import numpy as np
 
 from .._tensor import _fresh
@@ -26,6 +28,14 @@ def _affine_result(x, normalized, weight, bias, channel_shape):
     if bias is not None:
         normalized = normalized + bias._array.astype(np.float64).reshape(channel_shape)
     return _fresh(normalized.astype(x.dtype.np), x.dtype, x.device)
+
+
+def _mean(a, axes, count):
+    """a.mean(axes, keepdims=True) computed as np.mean does (a sum, then divided by the count)
+    without its Python wrapper, which costs more than the arithmetic on small rows."""
+    if count == 0:  # empty rows: np.mean's own NaN (and warning), as before
+        return a.mean(axis=axes, keepdims=True)
+    return np.true_divide(np.add.reduce(a, axis=axes, keepdims=True), count)
 
 
 def _write_stat(t, value):
@@ -113,8 +123,9 @@ def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
                            f"[*, {', '.join(map(str, shape))}], but got input of size{sizes(xs)}")
     a = input._array.astype(np.float64)
     axes = tuple(range(a.ndim - k, a.ndim))
-    centered = a - a.mean(axis=axes, keepdims=True)
-    var = np.square(centered).mean(axis=axes, keepdims=True)  # (np.var's own steps, once)
+    count = math.prod(shape)
+    centered = a - _mean(a, axes, count)
+    var = _mean(np.square(centered), axes, count)               # (np.var's own steps, once)
     centered *= 1 / np.sqrt(var + eps)                          # (x - mean) * rstd, as ATen
     if weight is not None:
         centered *= weight._array

@@ -105,8 +105,22 @@ def _viewed(self, shape):
     shape = _infer_size(shape, a.size)
     if self._stride is None:  # contiguous: NumPy reshapes it without a copy
         return shape, _view_of(self, a.reshape(shape), contiguous_strides(shape))
-    strides = compute_stride(a.shape, self.stride(), shape)
+    strides = _strides_for_view(a.shape, self._stride, shape)
     return shape, (None if strides is None else _view(self, shape, strides))
+
+
+_VIEW_STRIDES = {}  # (shape, strides, new shape) -> compute_stride's answer
+
+
+def _strides_for_view(oldshape, oldstride, newshape):
+    """compute_stride, remembered: a model views the same layouts as the same shapes each call."""
+    key = (oldshape, oldstride, newshape)
+    strides = _VIEW_STRIDES.get(key, False)
+    if strides is False:
+        if len(_VIEW_STRIDES) > 4096:
+            _VIEW_STRIDES.clear()
+        strides = _VIEW_STRIDES[key] = compute_stride(oldshape, oldstride, newshape)
+    return strides
 
 
 def _view_as_shape(self, shape):
