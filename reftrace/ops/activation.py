@@ -204,7 +204,16 @@ derivatives(softplus, {"self": "softplus_backward(grad, self, beta, threshold)"}
 
 
 # In-place variants: relu_ is a function and a method; the nn ones have no Python variant.
-relu_ = _register_inplace("relu_(Tensor(a!) self) -> Tensor(a!)", relu, ("function", "method"))
+@op("relu_(Tensor(a!) self) -> Tensor(a!)", variants=("function", "method"))
+def relu_(self):
+    a = self._array
+    if self.dtype.is_floating_point and type(a) is np.ndarray and a.flags.writeable:
+        # relu computed into self directly (what writing relu's result back gives, one pass
+        # instead of a new array and a copy; NaN stays NaN, as np.maximum propagates it)
+        np.maximum(a, 0, out=a)
+        self._version += 1
+        return self
+    return write_inplace(self, relu.kernel(self))
 relu6_ = _register_inplace("relu6_(Tensor(a!) self) -> Tensor(a!)", relu6)
 hardtanh_ = _register_inplace(
     "hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", hardtanh)
