@@ -33,8 +33,15 @@ def _restride(array, shape, strides):
     """A view of ``array``'s data (from its first element) with torch element ``strides``."""
     item = array.itemsize
     bstrides = tuple(s * item for s in strides)
-    if type(array) is np.ndarray and array.flags.c_contiguous:
-        return np.ndarray(shape, array.dtype, array, 0, bstrides)  # ~5x cheaper than as_strided
+    if type(array) is np.ndarray:
+        if array.flags.c_contiguous:
+            return np.ndarray(shape, array.dtype, array, 0, bstrides)  # ~5x cheaper than as_strided
+        base = array.base
+        if type(base) is np.ndarray and base.flags.c_contiguous and base.flags.writeable \
+                and array.flags.writeable:
+            # a strided view: the same, over the contiguous array that holds its data
+            offset = array.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+            return np.ndarray(shape, array.dtype, base, offset, bstrides)
     xp = np if type(array) is np.ndarray else sys.modules["cupy"]
     return xp.lib.stride_tricks.as_strided(array, shape, bstrides)
 
