@@ -296,8 +296,10 @@ class Tensor:
         if self._array.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
-        v = get_backend(self.device.type).to_host(self._array).reshape(()).item()
-        return v
+        a = self._array
+        if type(a) is np.ndarray:  # (already on the host: item() reads any one-element shape)
+            return a.item()
+        return get_backend(self.device.type).to_host(a).reshape(()).item()
 
     def item(self):
         tracer = STATE.tracer

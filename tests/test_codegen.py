@@ -284,7 +284,23 @@ def test_module_source_calls_submodule_methods():
     assert source.startswith("def forward(self_1, x):")  # %self.1
     assert "call_method('forward', a, x)" in source
     seq = _trace(reftrace.nn.Sequential(reftrace.nn.Linear(2, 2)), (reftrace.ones(1, 2),))
-    assert "_0 = getattr(self_1, '0')" in compiled(seq.graph).source  # not an identifier
+    assert "_0 = get_attr(self_1, '0')" in compiled(seq.graph).source
+
+
+def test_get_attr_reads_what_getattr_reads():
+    """GetAttr reads a module's tables directly (codegen.get_attr): a parameter replaced after
+    tracing, a buffer set to None and a plain attribute are seen as getattr sees them."""
+    from reftrace.jit.codegen import get_attr
+    seq = reftrace.nn.Sequential(reftrace.nn.Linear(2, 2), reftrace.nn.BatchNorm1d(2)).eval()
+    traced = _trace(seq, (reftrace.ones(3, 2),))
+    lin = traced._modules["0"]
+    lin.weight = reftrace.nn.Parameter(reftrace.zeros(2, 2))
+    out = traced(reftrace.ones(3, 2))
+    interpreted = traced._get_method("forward").run_interpreted(reftrace.ones(3, 2))
+    np.testing.assert_array_equal(out.detach().numpy(), interpreted.detach().numpy())
+    for obj, name in ((traced, "0"), (lin, "weight"), (lin, "bias"), (traced._modules["1"], "running_mean"),
+                      (lin, "training"), (lin, "forward")):
+        assert get_attr(obj, name) is getattr(obj, name) or get_attr(obj, name) == getattr(obj, name)
 
 
 def test_long_chain_runs_without_recursion():

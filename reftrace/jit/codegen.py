@@ -36,6 +36,7 @@ import weakref
 
 from .._dispatch import run_kernel
 from .._tensor import Tensor, scalar_to_tensor
+from . import _types as T
 from ..autograd.grad_mode import STATE as GRAD
 from ._python_op import run_python_op
 from .interpreter import InterpreterError, _argument_converter, check_input, size_of
@@ -67,22 +68,52 @@ class CompiledGraph:
         for n, op in ops.items():
             fast[n] = op.kernel
             grad[n] = _with_grad_rule(op)
+        # a call made by the fast function runs fast too: whatever it can reach (submodules,
+        # results of kernels that applied no requires_grad rule) the caller's check covered
+        fast.update(call_method=call_method_fast, call_function=call_function_fast)
         exec(code, fast)
         exec(code, grad)
         self._fast, self._grad = fast[fn_name], grad[fn_name]
         self._inputs = [(v.type_, v.debugName()) for v in graph.param.outputs_]
+        self._inputs_ok = _input_predicate(self._inputs)
         self._constants = tuple(v for v in namespace.values() if isinstance(v, Tensor))
 
-    def __call__(self, *args):
+    def check(self, args):
+        """The interpreter's input checks (a generated predicate first: the full checks, which
+        raise the interpreter's errors, run only when it says no)."""
         inputs = self._inputs
         if len(args) != len(inputs):
             raise InterpreterError(
                 f"expected {len(inputs)} argument(s) but received {len(args)} argument(s)")
-        for (typ, name), a in zip(inputs, args):
-            check_input(typ, a, name)
+        if not self._inputs_ok(*args):
+            for (typ, name), a in zip(inputs, args):
+                check_input(typ, a, name)
+
+    def __call__(self, *args):
+        self.check(args)
         if GRAD.enabled and _reaches_requires_grad(args, self._constants):
             return self._grad(*args)
         return self._fast(*args)
+
+    def run_fast(self, *args):
+        self.check(args)
+        return self._fast(*args)
+
+
+def _input_predicate(inputs):
+    """A function of the inputs that is True when check_input would pass them all: tensors and
+    modules (by their type) tested inline; other types by check_input itself."""
+    terms, env = [], {"Tensor": Tensor, "check_input": check_input}
+    for i, (typ, name) in enumerate(inputs):
+        env[f"t{i}"], env[f"n{i}"] = typ, name
+        if isinstance(typ, T.TensorType):
+            terms.append(f"isinstance(a{i}, Tensor)")
+        elif isinstance(typ, T.ClassType):
+            terms.append(f"getattr(a{i}, '_type', None) is t{i}")
+        else:
+            terms.append(f"check_input(t{i}, a{i}, n{i}) is None")
+    params = ", ".join(f"a{i}" for i in range(len(inputs)))
+    return eval(f"lambda {params}: {' and '.join(terms) or 'True'}", env)
 
 
 def _with_grad_rule(op):
@@ -144,12 +175,40 @@ def call_function(name, graph, *args):
     return compiled(graph, name)(*args)
 
 
+def call_method_fast(name, module, *args):
+    return compiled(module._type.methods[name], name).run_fast(module, *args)
+
+
+def call_function_fast(name, graph, *args):
+    return compiled(graph, name).run_fast(*args)
+
+
+_NOT_ON_CLASS = {}  # (class, name) -> whether the class leaves `name` to the instance's tables
+
+
+def get_attr(obj, name):
+    """getattr(obj, name) (the interpreter's GetAttr) without nn.Module's __getattr__ chain for
+    a parameter, buffer or submodule: read from its table directly, where ordinary lookup would
+    reach it (not in the instance's __dict__, not defined on its class)."""
+    d = getattr(obj, "__dict__", None)
+    if d is not None and name not in d and "_modules" in d:
+        cls = type(obj)
+        plain = _NOT_ON_CLASS.get((cls, name))
+        if plain is None:
+            plain = _NOT_ON_CLASS[(cls, name)] = not hasattr(cls, name)
+        if plain:
+            for table in (d["_parameters"], d["_buffers"], d["_modules"]):
+                if name in table:
+                    return table[name]
+    return getattr(obj, name)
+
+
 def cannot_run(kind):
     raise RuntimeError(f"reftrace's interpreter cannot run {kind}")
 
 
 _HELPERS = {f.__name__: f for f in (list_unpack, getitem, num_to_tensor, call_method,
-                                     call_function, cannot_run, run_python_op, size_of)}
+                                     call_function, cannot_run, run_python_op, size_of, get_attr)}
 # builtins the generated lines call: a value named `int` must not shadow them
 _BUILTINS_USED = ("int", "float", "getattr")
 # schema argument types whose constant values are converted once, here (the converted values are
@@ -273,10 +332,7 @@ def _expression(n, args, op_names, global_for):
     if kind == "prim::DictConstruct":
         return "{" + ", ".join(f"{args[i]}: {args[i + 1]}" for i in range(0, len(args), 2)) + "}"
     if kind == "prim::GetAttr":
-        field = n.s("name")
-        if field.isidentifier() and not keyword.iskeyword(field):
-            return f"{args[0]}.{field}"
-        return f"getattr({args[0]}, {field!r})"
+        return f"get_attr({args[0]}, {n.s('name')!r})"
     if kind == "prim::CallMethod":
         return f"call_method({', '.join([repr(n.s('name'))] + args)})"
     if kind == "prim::CallFunction":

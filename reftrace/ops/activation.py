@@ -204,7 +204,16 @@ derivatives(softplus, {"self": "softplus_backward(grad, self, beta, threshold)"}
 
 
 # In-place variants: relu_ is a function and a method; the nn ones have no Python variant.
-relu_ = _register_inplace("relu_(Tensor(a!) self) -> Tensor(a!)", relu, ("function", "method"))
+@op("relu_(Tensor(a!) self) -> Tensor(a!)", variants=("function", "method"))
+def relu_(self):
+    a = self._array
+    if self.dtype.is_floating_point and type(a) is np.ndarray and a.flags.writeable:
+        # relu computed into self directly (what writing relu's result back gives, one pass
+        # instead of a new array and a copy; NaN stays NaN, as np.maximum propagates it)
+        np.maximum(a, 0, out=a)
+        self._version += 1
+        return self
+    return write_inplace(self, relu.kernel(self))
 relu6_ = _register_inplace("relu6_(Tensor(a!) self) -> Tensor(a!)", relu6)
 hardtanh_ = _register_inplace(
     "hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", hardtanh)
@@ -228,36 +237,55 @@ derivatives(silu_, silu.derivatives)
 
 # -- erf ------------------------------------------------------------------------------------------
 #
-# NumPy has no erf and math.erf is one Python call per element. erf is entire and smooth, so a
-# short Chebyshev series is as accurate as libm: on [0, 1], erf(x) = x * P(x^2); on [1, 6],
-# erf(x) = 1 - exp(-x^2) * Q(x) (Q = erfcx, slowly varying); past 6, erf(x) == 1 in float64.
-# The series are fitted once, on first use, against math.erf/math.erfc at Chebyshev nodes
-# (max error ~2e-16, tests compare with torch.erf in float64).
+# NumPy has no erf and math.erf is one Python call per element. erf is a piecewise polynomial
+# here: 48 segments of [0, 6], degree 8 in each segment's local variable s in [-1, 1]. Below 1 the
+# polynomial is g(x) = erf(x) / x (smooth and even: tiny x keep their relative precision), from
+# 1 on it is erfc(x) and erf = 1 - erfc (the small term carries the error: near 1 the result
+# keeps float64's absolute precision); past 6, erf(x) == 1 in float64. Each element picks its
+# segment's coefficients by index (one gather per power, then Horner), so an array costs ~30
+# NumPy calls whatever its values. Fitted once, on first use, against math.erf / math.erfc at
+# Chebyshev nodes (max error ~4e-16; tests compare with torch.erf in float64).
+
+_ERF_SEGMENTS, _ERF_DEGREE, _ERF_END = 48, 8, 6.0
+_ERF_SMALL = 8  # segments below x = 1: erf(x) / x
+
 
 @functools.lru_cache(maxsize=None)
-def _erf_series():
-    cheb = np.polynomial.chebyshev.Chebyshev
-
-    def fit(f, lo, hi, deg, n=1000):
-        nodes = (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * (np.arange(n) + 0.5) / n)
-        return cheb.fit(nodes, [f(v) for v in nodes], deg, domain=[lo, hi])
-
-    small = fit(lambda u: math.erf(math.sqrt(u)) / math.sqrt(u), 0, 1, 12)
-    large = fit(lambda x: math.erfc(x) * math.exp(x * x), 1, 6, 28)
-    return small, large
+def _erf_coefficients():
+    """(degree + 1, segments) array: row k holds every segment's coefficient of s**(degree - k)."""
+    cheb = np.polynomial.chebyshev
+    width = _ERF_END / _ERF_SEGMENTS
+    nodes = np.cos(np.pi * (np.arange(200) + 0.5) / 200)
+    coefs = np.empty((_ERF_DEGREE + 1, _ERF_SEGMENTS))
+    for k in range(_ERF_SEGMENTS):
+        x = k * width + (nodes + 1) * (width / 2)  # (never 0: nodes are interior)
+        f = [math.erf(v) / v for v in x] if k < _ERF_SMALL else [math.erfc(v) for v in x]
+        coefs[:, k] = cheb.cheb2poly(cheb.chebfit(nodes, f, _ERF_DEGREE))[::-1]
+    return coefs
 
 
 def _erf(x):
     """erf of a float64 (or float32) array, to float64 precision."""
-    small, large = _erf_series()
+    if np.ndim(x) == 0:  # (NumPy's 0-dim results are scalars: no out=, no masks)
+        return _erf(np.reshape(x, 1)).reshape(())
+    coefs = _erf_coefficients()
     ax = np.abs(x)
-    out = np.ones_like(x)  # |x| >= 6 and inf; NaN below
-    lo = ax < 1
-    out[lo] = ax[lo] * small(ax[lo] * ax[lo])
-    mid = (ax >= 1) & (ax < 6)
-    out[mid] = 1 - np.exp(-ax[mid] * ax[mid]) * large(ax[mid])
-    out[np.isnan(x)] = np.nan
-    return np.copysign(out, x)
+    scaled = np.fmin(ax, _ERF_END) * (_ERF_SEGMENTS / _ERF_END)  # (fmin: NaN -> the end)
+    seg = scaled.astype(np.intp)
+    np.minimum(seg, _ERF_SEGMENTS - 1, out=seg)
+    s = scaled - seg
+    s *= 2
+    s -= 1
+    r = coefs[0].take(seg)
+    for k in range(1, _ERF_DEGREE + 1):
+        r *= s
+        r += coefs[k].take(seg)
+    small = seg < _ERF_SMALL
+    r *= np.where(small, ax, -1.0)  # x * g(x), or -erfc(x) ...
+    r += ~small                     # ... + 1
+    r[ax >= _ERF_END] = 1.0
+    r[np.isnan(x)] = np.nan
+    return np.copysign(r, x)
 
 
 # -- softmax --------------------------------------------------------------------------------------
@@ -281,6 +309,13 @@ def _softmax_impl(self, dim, half_to_float, log):
     axis = dim if ndim else None
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
+        if not log:  # (softmax needs no shifted copy: exp in place, then normalised in place)
+            e = np.exp(shifted, out=shifted) if shifted.ndim else np.exp(shifted)
+            total = np.add.reduce(e, axis=axis, keepdims=True)
+            if e.ndim:
+                e /= total
+                return _fresh(e.astype(dt.np, copy=False), dt, self.device)
+            return _fresh(np.asarray(e / total, dtype=dt.np), dt, self.device)
         e = np.exp(shifted)
         total = np.add.reduce(e, axis=axis, keepdims=True)
         if log and dt is D.float16 and dim == max(ndim, 1) - 1:

@@ -9,6 +9,8 @@ underlying op (dot, mv, mm, folded mm/mv, or broadcast bmm) torch would run, bec
 checks produce the error text a user sees (``mat1 and mat2 shapes cannot be multiplied (10x3 and
 4x5)`` names the folded shape).
 """
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -270,7 +272,7 @@ def _matmul_composite(self, other):
 
 def _fold_rows(a):
     """A C-contiguous (..., k) array as (rows, k) (explicit sizes: k may be 0)."""
-    return a.reshape(int(np.prod(a.shape[:-1])), a.shape[-1])
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
 def _expand_error(target, shape, dim, size):
@@ -338,8 +340,16 @@ def _t(w):
 def linear(input, weight, bias):
     """torch's composite: addmm for 2-d (and contiguous 3-d) input with bias, else matmul then an
     in-place add of the bias (whose broadcast and cast rules then apply)."""
+    a, wa = input._array, weight._array
+    if bias is not None and wa.ndim == 2 and bias._array.ndim == 1 \
+            and input.dtype is weight.dtype is bias.dtype and input.dtype is not D.bool \
+            and (a.ndim == 2 or (a.ndim == 3 and input.is_contiguous())) \
+            and a.shape[-1] == wa.shape[1] and bias._array.shape[0] == wa.shape[0]:
+        # the addmm below with its checks known to pass: one GEMM over the rows, bias added
+        res = xp_of(input).matmul(_fold_rows(a), wa.T)
+        res += bias._array
+        return _fresh(res.reshape(a.shape[:-1] + wa.shape[:1]), input.dtype, input.device)
     wt = _t(weight)
-    a = input._array
     if bias is not None and (a.ndim == 2 or (a.ndim == 3 and input.is_contiguous())):
         rows = _fold_rows(a)  # a view: 3-d input is folded into rows
         out = addmm.kernel(bias, _view_of(input, rows, contiguous_strides(rows.shape)), wt, 1, 1)

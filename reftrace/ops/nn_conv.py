@@ -11,6 +11,8 @@ no copy), copies them once into a (C*kH*kW, positions) matrix per image (im2col)
 by the weight matrix with BLAS: torch's own CPU algorithm (im2col + GEMM), and within a small
 factor of its speed.
 """
+import math
+
 import numpy as np
 
 from .._tensor import _fresh, xp_of
@@ -39,7 +41,16 @@ def windows(xp, a, kernel, stride, dilation):
     st = a.strides
     strides = st[:-n] + tuple(st[-n + i] * stride[i] for i in range(n)) \
         + tuple(st[-n + i] * dilation[i] for i in range(n))
-    return xp.lib.stride_tricks.as_strided(a, tuple(lead) + tuple(out) + tuple(kernel), strides)
+    return strided_view(xp, a, tuple(lead) + tuple(out) + tuple(kernel), strides)
+
+
+def strided_view(xp, a, shape, strides):
+    """as_strided(a, shape, strides). A C-contiguous NumPy array is viewed straight through its
+    buffer (np.ndarray), a few microseconds less than as_strided's wrapper: kernels on small
+    models call this once per op."""
+    if xp is np and a.flags.c_contiguous:
+        return np.ndarray(shape, a.dtype, a, 0, strides)
+    return xp.lib.stride_tricks.as_strided(a, shape, strides)
 
 
 def constant_padded(xp, a, pad_pairs, fill=0):
@@ -115,21 +126,25 @@ def conv_forward(x, w, bias, stride, pad_pairs, dilation, groups):
             "the same or input should be a MKLDNN tensor and weight is a dense tensor")
     xp = xp_of(x)
     a = x._array
-    if any(p != (0, 0) for p in pad_pairs):
-        a = constant_padded(xp, a, pad_pairs)
     n = w.ndim - 2
     kernel = w.shape_tuple[2:]
-    win = windows(xp, a, kernel, stride, dilation)           # (N, C, *out, *kernel)
-    N, C = a.shape[:2]
-    out = win.shape[2:2 + n]
-    positions = int(np.prod(out))
-    # im2col: (N, C, *kernel, *out) copied contiguously, the output positions innermost (the copy
-    # then reads the input nearly sequentially); one batched GEMM per group then yields
-    # (N, O, *out) directly, already in torch's contiguous layout.
-    order = (0, 1) + tuple(range(2 + n, 2 + 2 * n)) + tuple(range(2, 2 + n))
-    cols = xp.ascontiguousarray(win.transpose(order))
-    cols = cols.reshape(N, groups, -1, positions)              # (N, G, Cg*prod(kernel), P)
+    N = a.shape[0]
     wa = w._array.reshape(1, groups, w.shape_tuple[0] // groups, -1)  # (1, G, O/G, Cg*prod(kernel))
+    if all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(map(any, pad_pairs)):
+        # a 1x1 convolution is a GEMM over the input as it lies: no windows, no im2col copy
+        out = a.shape[2:]
+        cols = a.reshape(N, groups, -1, math.prod(out))
+    else:
+        if any(map(any, pad_pairs)):
+            a = constant_padded(xp, a, pad_pairs)
+        win = windows(xp, a, kernel, stride, dilation)           # (N, C, *out, *kernel)
+        out = win.shape[2:2 + n]
+        # im2col: (N, C, *kernel, *out) copied contiguously, the output positions innermost (the
+        # copy then reads the input nearly sequentially); one batched GEMM per group then yields
+        # (N, O, *out) directly, already in torch's contiguous layout.
+        order = (0, 1) + tuple(range(2 + n, 2 + 2 * n)) + tuple(range(2, 2 + n))
+        cols = xp.ascontiguousarray(win.transpose(order))
+        cols = cols.reshape(N, groups, -1, math.prod(out))          # (N, G, Cg*prod(kernel), P)
     res = xp.matmul(wa, cols).reshape((N, -1) + tuple(out))  # (N, O, *out)
     if bias is not None:
         res += bias._array.reshape((-1,) + (1,) * n)
@@ -227,6 +242,31 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
         raise RuntimeError(
             f"Input type ({legacy_type_name(input)}) and bias type ({legacy_type_name(bias)}) "
             "should be the same")
+    key = (input.shape_tuple, weight.shape_tuple, None if bias is None else bias.shape_tuple,
+           tuple(stride), tuple(padding), tuple(dilation), transposed, tuple(output_padding), groups)
+    params = _CHECKED.get(key)
+    if params is None:
+        params = _checked_params(input, weight, bias, stride, padding, dilation, transposed,
+                                 output_padding, groups)
+        if len(_CHECKED) > 4096:
+            _CHECKED.clear()
+        _CHECKED[key] = params
+    stride, padding, dilation, output_padding = params
+    if transposed:
+        return like_input(conv_transpose_forward(input, weight, bias, stride, padding, dilation,
+                                                 output_padding, groups), input)
+    return like_input(conv_forward(input, weight, bias, stride, [(p, p) for p in padding],
+                                   dilation, groups), input)
+
+
+# The shape checks depend on the shapes and parameters only: a call with a signature that passed
+# them before skips them (a model calls each of its convolutions with the same ones every time).
+_CHECKED = {}  # (shapes, parameters) -> the expanded (stride, padding, dilation, output_padding)
+
+
+def _checked_params(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                    groups):
+    """ATen's parameter expansion and shape checks (raising its errors); the expanded lists."""
     dim = weight.ndim - 2
     if dim <= 0:
         raise RuntimeError("weight should have at least three dimensions")
@@ -236,11 +276,9 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
     if transposed:
         output_padding = _expand(output_padding, "output_padding", dim)
         _check_transposed(input, weight, bias, padding, stride, dilation, output_padding, groups)
-        return like_input(conv_transpose_forward(input, weight, bias, stride, padding, dilation,
-                                                 output_padding, groups), input)
-    _check_shapes(input, weight, bias, padding, stride, dilation, groups)
-    return like_input(conv_forward(input, weight, bias, stride, [(p, p) for p in padding],
-                                   dilation, groups), input)
+    else:
+        _check_shapes(input, weight, bias, padding, stride, dilation, groups)
+    return stride, padding, dilation, output_padding
 
 
 

@@ -10,6 +10,8 @@ batch_norm in training mode updates running_mean / running_var IN PLACE (torch's
     running_var  = momentum * batch_var_unbiased + (1 - momentum) * running_var
 the batch is normalised with the biased variance.
 """
+import math
+
 import numpy as np
 
 from .._tensor import _fresh
@@ -26,6 +28,14 @@ def _affine_result(x, normalized, weight, bias, channel_shape):
     if bias is not None:
         normalized = normalized + bias._array.astype(np.float64).reshape(channel_shape)
     return _fresh(normalized.astype(x.dtype.np), x.dtype, x.device)
+
+
+def _mean(a, axes, count):
+    """a.mean(axes, keepdims=True) computed as np.mean does (a sum, then divided by the count)
+    without its Python wrapper, which costs more than the arithmetic on small rows."""
+    if count == 0:  # empty rows: np.mean's own NaN (and warning), as before
+        return a.mean(axis=axes, keepdims=True)
+    return np.true_divide(np.add.reduce(a, axis=axes, keepdims=True), count)
 
 
 def _write_stat(t, value):
@@ -58,10 +68,10 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and t._array.size != features:
             raise RuntimeError(f"{name} should contain {features} elements not {t._array.size}")
-    a = input._array.astype(np.float64)
-    axes = (0,) + tuple(range(2, a.ndim))
-    channel = (1, -1) + (1,) * (a.ndim - 2)
+    channel = (1, -1) + (1,) * (input.ndim - 2)
     if training:
+        a = input._array.astype(np.float64)
+        axes = (0,) + tuple(range(2, a.ndim))
         mean = a.mean(axis=axes)
         var = a.var(axis=axes)                      # biased: what normalises the batch
         n = a.size // features
@@ -73,10 +83,21 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
             _write_stat(running_var, momentum * unbiased +
                         (1 - momentum) * running_var._array.astype(np.float64))
     else:
+        a = input._array  # (times a float64 scale: computed in float64)
         mean = running_mean._array.astype(np.float64)
         var = running_var._array.astype(np.float64)
-    normalized = (a - mean.reshape(channel)) / np.sqrt(var.reshape(channel) + eps)
-    return like_input(_affine_result(input, normalized, weight, bias, channel), input)
+    # ATen's batch_norm_cpu_transform_input: one fused affine per channel,
+    # out = x * alpha + beta with alpha = weight / sqrt(var + eps), beta = bias - mean * alpha
+    alpha = 1 / np.sqrt(var + eps)
+    if weight is not None:
+        alpha *= weight._array
+    beta = -mean * alpha
+    if bias is not None:
+        beta += bias._array
+    out = a * alpha.reshape(channel)
+    out += beta.reshape(channel)
+    return like_input(_fresh(out.astype(input.dtype.np, copy=False), input.dtype, input.device),
+                      input)
 
 
 # torch records NativeBatchNormBackward0 (batch_norm is a composite over native_batch_norm)
@@ -102,9 +123,15 @@ def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
                            f"[*, {', '.join(map(str, shape))}], but got input of size{sizes(xs)}")
     a = input._array.astype(np.float64)
     axes = tuple(range(a.ndim - k, a.ndim))
-    mean = a.mean(axis=axes, keepdims=True)
-    var = a.var(axis=axes, keepdims=True)
-    return _affine_result(input, (a - mean) / np.sqrt(var + eps), weight, bias, shape)
+    count = math.prod(shape)
+    centered = a - _mean(a, axes, count)
+    var = _mean(np.square(centered), axes, count)               # (np.var's own steps, once)
+    centered *= 1 / np.sqrt(var + eps)                          # (x - mean) * rstd, as ATen
+    if weight is not None:
+        centered *= weight._array
+    if bias is not None:
+        centered += bias._array
+    return _fresh(centered.astype(input.dtype.np, copy=False), input.dtype, input.device)
 
 
 # NativeLayerNormBackward0

@@ -33,8 +33,15 @@ def _restride(array, shape, strides):
     """A view of ``array``'s data (from its first element) with torch element ``strides``."""
     item = array.itemsize
     bstrides = tuple(s * item for s in strides)
-    if type(array) is np.ndarray and array.flags.c_contiguous:
-        return np.ndarray(shape, array.dtype, array, 0, bstrides)  # ~5x cheaper than as_strided
+    if type(array) is np.ndarray:
+        if array.flags.c_contiguous:
+            return np.ndarray(shape, array.dtype, array, 0, bstrides)  # ~5x cheaper than as_strided
+        base = array.base
+        if type(base) is np.ndarray and base.flags.c_contiguous and base.flags.writeable \
+                and array.flags.writeable:
+            # a strided view: the same, over the contiguous array that holds its data
+            offset = array.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+            return np.ndarray(shape, array.dtype, base, offset, bstrides)
     xp = np if type(array) is np.ndarray else sys.modules["cupy"]
     return xp.lib.stride_tricks.as_strided(array, shape, bstrides)
 
@@ -105,8 +112,22 @@ def _viewed(self, shape):
     shape = _infer_size(shape, a.size)
     if self._stride is None:  # contiguous: NumPy reshapes it without a copy
         return shape, _view_of(self, a.reshape(shape), contiguous_strides(shape))
-    strides = compute_stride(a.shape, self.stride(), shape)
+    strides = _strides_for_view(a.shape, self._stride, shape)
     return shape, (None if strides is None else _view(self, shape, strides))
+
+
+_VIEW_STRIDES = {}  # (shape, strides, new shape) -> compute_stride's answer
+
+
+def _strides_for_view(oldshape, oldstride, newshape):
+    """compute_stride, remembered: a model views the same layouts as the same shapes each call."""
+    key = (oldshape, oldstride, newshape)
+    strides = _VIEW_STRIDES.get(key, False)
+    if strides is False:
+        if len(_VIEW_STRIDES) > 4096:
+            _VIEW_STRIDES.clear()
+        strides = _VIEW_STRIDES[key] = compute_stride(oldshape, oldstride, newshape)
+    return strides
 
 
 def _view_as_shape(self, shape):
