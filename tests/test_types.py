@@ -12,7 +12,9 @@ mypy is the bar (pyright is not required); these tests skip when mypy is not ins
 need torch: the programs import reftrace as torch.
 """
 import ast
+import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -25,7 +27,6 @@ import gen_stubs  # noqa: E402
 import reftrace  # noqa: E402
 from reftrace import _factories, _install  # noqa: E402
 from reftrace import random as _random  # noqa: E402
-from reftrace._tensor import Tensor  # noqa: E402
 
 REGENERATE = f"run `{gen_stubs.COMMAND}` and commit the stubs"
 
@@ -98,7 +99,10 @@ def mypy_run(tmp_path_factory):
 
 
 def _mypy(paths):
-    api = pytest.importorskip("mypy.api")
+    try:
+        from mypy import api
+    except ImportError:
+        pytest.skip("mypy is not installed (it is in the `test` extra)")
     old = os.getcwd()
     os.chdir(ROOT)  # mypy finds reftrace from the working directory, as in a checkout
     try:
@@ -125,17 +129,28 @@ def _reveal_line():
         return next(i for i, line in enumerate(f, 1) if "reveal_type(torch.relu(x))" in line)
 
 
+_LIST_NAMES = """
+import json, reftrace
+from reftrace._tensor import Tensor
+module = {n for n in dir(reftrace) if not n.startswith("_")}
+tensor = {n for n in dir(Tensor) if not n.startswith("_") or
+          (n.startswith("__") and n.endswith("__") and n not in dir(object))}
+tensor -= {"__dict__", "__weakref__", "__slots__", "__div__", "__module__", "__annotations__",
+           "__orig_bases__", "__parameters__"}
+tensor -= set(Tensor.__slots__)
+tensor.discard("__getattr__")  # (hidden from checkers on purpose: see reftrace/_tensor.py)
+print(json.dumps([sorted(module), sorted(tensor)]))
+"""
+
+
 def _runtime_names():
-    """The public names on reftrace and on Tensor at run time (the op table's, the hand-written
-    ones, the aliases and the dunders Python's operators use)."""
-    module = {n for n in dir(reftrace) if not n.startswith("_")}
-    tensor = {n for n in dir(Tensor) if not n.startswith("_") or
-              (n.startswith("__") and n.endswith("__") and n not in dir(object))}
-    tensor -= {"__dict__", "__weakref__", "__slots__", "__div__", "__module__", "__annotations__",
-               "__orig_bases__", "__parameters__"}
-    tensor -= {n for n in Tensor.__slots__}
-    tensor.discard("__getattr__")  # (hidden from checkers on purpose: see reftrace/_tensor.py)
-    return sorted(module), sorted(tensor)
+    """The public names on reftrace and on Tensor right after `import reftrace` (the op table's,
+    the hand-written ones, the aliases, the dunders Python's operators use), read in a fresh
+    interpreter: submodules that other tests import (reftrace.conformance) are not among them."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", _LIST_NAMES], capture_output=True, text=True,
+                         env=env, cwd=ROOT, check=True).stdout
+    return json.loads(out)
 
 
 def test_mypy_knows_every_runtime_name(mypy_run):
