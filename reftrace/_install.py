@@ -34,8 +34,8 @@ def _method(packet):
 
 # What install put where (packet names), in op-table order: the stub generator
 # (tests/gen_stubs.py) types exactly these, so the stubs follow the same "hand-written wins" rule
-FUNCTIONS = []
-METHODS = []
+FUNCTIONS: "list[str]" = []
+METHODS: "list[str]" = []
 
 
 def install(namespace):

@@ -29,6 +29,7 @@ from reftrace import _factories, _install  # noqa: E402
 from reftrace import random as _random  # noqa: E402
 
 REGENERATE = f"run `{gen_stubs.COMMAND}` and commit the stubs"
+ERRORS_FILE = "tests/typed_program_errors.py"
 
 
 def _stub(path):
@@ -94,7 +95,8 @@ def mypy_run(tmp_path_factory):
     lines = ["import reftrace as torch", "x = torch.zeros(1)"]
     lines += [f"torch.{n}" for n in module] + [f"x.{n}" for n in tensor]
     probe.write_text("\n".join(lines) + "\n")
-    out, err, status = _mypy(["examples", "tests/typed_program.py", str(probe)])
+    out, err, status = _mypy(["examples", "tests/typed_program.py", "tests/typed_program_errors.py",
+                              str(probe)])
     return out, err, status, str(probe), lines
 
 
@@ -117,11 +119,52 @@ def _mypy(paths):
 
 def test_mypy_passes_on_examples_and_the_typed_program(mypy_run):
     out, err, status, probe, _ = mypy_run
-    errors = [line for line in out.splitlines() if ": error:" in line and probe not in line]
+    errors = [line for line in out.splitlines() if ": error:" in line and probe not in line
+              and not line.startswith(ERRORS_FILE)]
     assert not errors and not err, out + err
     revealed = [line for line in out.splitlines() if "Revealed type" in line]
     assert revealed == [f'tests/typed_program.py:{_reveal_line()}: note: Revealed type is '
                         '"reftrace._tensor.Tensor"'], out
+
+
+def _error_lines(out, path):
+    return sorted({int(line.split(":")[1]) for line in out.splitlines()
+                   if line.startswith(path + ":") and ": error:" in line})
+
+
+def _marked_lines(path):
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        return [i for i, line in enumerate(f, 1) if "  # error" in line]
+
+
+def test_mypy_rejects_what_torchs_stubs_reject(mypy_run):
+    """The types are no Any in disguise: a wrong argument type, a missing attribute, a Tensor used
+    as an int are errors, each line marked in the file (and nothing else is)."""
+    out = mypy_run[0]
+    assert _error_lines(out, ERRORS_FILE) == _marked_lines(ERRORS_FILE), out
+
+
+@pytest.mark.skipif(os.environ.get("REFTRACE_FULL") != "1",
+                    reason="mypy over torch's stubs takes about a minute (REFTRACE_FULL=1 runs it)")
+def test_the_typed_programs_check_the_same_against_torch(tmp_path):
+    """The oracle: with `import torch` instead of reftrace, mypy (reading torch's own stubs) passes
+    the typed program, reveals torch's Tensor, and rejects exactly the marked lines."""
+    pytest.importorskip("torch")
+    swap = {"import reftrace as torch": "import torch",
+            "import reftrace.nn.functional as F": "import torch.nn.functional as F",
+            "from reftrace import Tensor, nn": "from torch import Tensor, nn"}
+    paths = []
+    for name in ("typed_program.py", "typed_program_errors.py"):
+        with open(os.path.join(ROOT, "tests", name), encoding="utf-8") as f:
+            lines = [swap.get(line.rstrip("\n"), line.rstrip("\n")) for line in f]
+        assert not any("reftrace" in line for line in lines if line.startswith(("import", "from")))
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+        paths.append(str(tmp_path / name))
+    out, err, status = _mypy(paths)
+    program, errors_file = paths
+    assert not _error_lines(out, program), out + err
+    assert f'{program}:{_reveal_line()}: note: Revealed type is "torch._tensor.Tensor"' in out, out
+    assert _error_lines(out, errors_file) == _marked_lines(ERRORS_FILE), out
 
 
 def _reveal_line():
@@ -159,8 +202,7 @@ def test_mypy_knows_every_runtime_name(mypy_run):
     out, err, status, probe, lines = mypy_run
     errors = [line for line in out.splitlines() if ": error:" in line and line.startswith(probe)]
     unknown = [lines[int(e[len(probe):].split(":")[1]) - 1] for e in errors]
-    assert not errors, f"names mypy does not know: {', '.join(unknown)}\n{out}{err}"
-    assert status == 0, out + err
+    assert not errors and not err, f"names mypy does not know: {', '.join(unknown)}\n{out}{err}"
 
 
 def test_the_typed_program_runs(capsys):

@@ -598,19 +598,19 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def max_pool1d_with_indices(input: Tensor, kernel_size: _size, stride: _size | None = None,
-                            padding: _size = 0, dilation: _size = 1, ceil_mode: bool = False,
+                            padding: _int | _size = 0, dilation: _int | _size = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple[Tensor, Tensor]:
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: _size, stride: _size | None = None,
-                            padding: _size = 0, dilation: _size = 1, ceil_mode: bool = False,
+                            padding: _int | _size = 0, dilation: _int | _size = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple[Tensor, Tensor]:
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool3d_with_indices(input: Tensor, kernel_size: _size, stride: _size | None = None,
-                            padding: _size = 0, dilation: _size = 1, ceil_mode: bool = False,
+                            padding: _int | _size = 0, dilation: _int | _size = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple[Tensor, Tensor]:
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
@@ -796,7 +796,7 @@ def _unpool_args(n, kernel_size, stride, padding):
 
 
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: _size, stride: _size | None = None,
-                 padding: _size = 0, output_size: _size | None = None) -> Tensor:
+                 padding: _int | _size = 0, output_size: _size | None = None) -> Tensor:
     kernel_size, _stride, padding = _unpool_args(1, kernel_size, stride, padding)
     output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
     output_size = list(output_size) + [1] if isinstance(output_size, list) else output_size + (1,)
@@ -805,14 +805,14 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: _size, stride: _si
 
 
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: _size, stride: _size | None = None,
-                 padding: _size = 0, output_size: _size | None = None) -> Tensor:
+                 padding: _int | _size = 0, output_size: _size | None = None) -> Tensor:
     kernel_size, _stride, padding = _unpool_args(2, kernel_size, stride, padding)
     output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
     return _aten("max_unpool2d")(input, indices, output_size)
 
 
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: _size, stride: _size | None = None,
-                 padding: _size = 0, output_size: _size | None = None) -> Tensor:
+                 padding: _int | _size = 0, output_size: _size | None = None) -> Tensor:
     kernel_size, _stride, padding = _unpool_args(3, kernel_size, stride, padding)
     output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
     return _aten("max_unpool3d")(input, indices, output_size, _stride, padding)

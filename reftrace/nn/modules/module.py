@@ -153,6 +153,11 @@ def _forward_unimplemented(self, *input):
 
 class Module(_StateDictMixin):
     training: bool
+    # the attribute stores (declared for checkers, as torch declares them; __init__ creates them)
+    _parameters: dict[str, Optional[Parameter]]
+    _buffers: dict[str, Optional[Tensor]]
+    _non_persistent_buffers_set: set[str]
+    _modules: dict[str, Optional[Module]]
     call_super_init = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
