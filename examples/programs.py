@@ -5,6 +5,10 @@ file never imports torch. Each `program_<name>()` returns (fn, example_inputs) o
 (fn, example_inputs, trace_kwargs); the runner traces fn and calls the trace on the inputs under
 both libraries and reports whether the graphs, outputs, warnings and errors agree.
 """
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (for type checkers only: the runner binds `torch`)
+    import reftrace as torch
 
 
 class MLP(torch.nn.Module):

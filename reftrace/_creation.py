@@ -5,6 +5,7 @@ dtype, complex -> the default complex dtype; NumPy arrays and scalars keep their
 While tracing, the result is a constant of the trace (the tracer says so with a TracerWarning).
 """
 import numbers
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
@@ -13,6 +14,9 @@ from ._device import CPU, as_device
 from ._dispatch import STATE
 from ._tensor import Tensor, _fresh
 from reftrace_backends import get_backend
+
+if TYPE_CHECKING:
+    from .types import Device
 
 __all__ = ["tensor", "as_tensor", "from_numpy"]
 
@@ -64,7 +68,8 @@ def _new_from_data(data, dtype, device):
     return _fresh(array, dtype, device)
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def tensor(data: Any, *, dtype: Optional[D.dtype] = None, device: "Device" = None,
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """torch.tensor: always copies; the dtype is inferred from the data unless given."""
     if isinstance(data, Tensor):
         import warnings
@@ -81,7 +86,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return t
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data: Any, dtype: Optional[D.dtype] = None, device: "Device" = None) -> Tensor:
     """torch.as_tensor: shares memory with a tensor or a NumPy array when dtype/device allow."""
     device = as_device(device)
     if isinstance(data, Tensor):
@@ -98,7 +103,7 @@ def as_tensor(data, dtype=None, device=None):
     return t
 
 
-def from_numpy(array):
+def from_numpy(array: Any) -> Tensor:
     """torch.from_numpy: a tensor sharing memory with the NumPy array."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")

@@ -13,6 +13,7 @@ Installed on Tensor here; hand-written names win over the generated ones (see _i
 """
 import builtins
 import warnings
+from typing import TYPE_CHECKING
 
 from . import _dtype as D
 from ._creation import _new_from_data
@@ -57,6 +58,10 @@ for _name in _FACTORIES:
     globals()[_name] = _factory(_name, CPU)
 for _name in _LIKES:
     globals()[_name] = _factory(_name, None)
+if TYPE_CHECKING:  # their signatures: the schema's plus requires_grad= (tests/gen_stubs.py)
+    from ._variable_functions import (arange, empty, empty_like, empty_strided, eye, full,  # noqa: F401
+                                      full_like, linspace, ones, ones_like, scalar_tensor, zeros,
+                                      zeros_like)
 
 
 # -- Tensor methods --------------------------------------------------------------------------

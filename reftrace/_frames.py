@@ -9,11 +9,14 @@ frames too; every other reftrace frame is machinery and is skipped.
 """
 import os
 import sys
+from typing import Any, Callable, TypeVar
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 PYTHON_LEVEL_CODES = set()
 
 
-def python_level(fn):
+def python_level(fn: _F) -> _F:
     """Mark a function that mirrors one torch implements in Python."""
     PYTHON_LEVEL_CODES.add(fn.__code__)
     return fn

@@ -32,6 +32,12 @@ def _method(packet):
     return method
 
 
+# What install put where (packet names), in op-table order: the stub generator
+# (tests/gen_stubs.py) types exactly these, so the stubs follow the same "hand-written wins" rule
+FUNCTIONS: "list[str]" = []
+METHODS: "list[str]" = []
+
+
 def install(namespace):
     """Put every function variant in ``namespace`` (a module dict) and every method on Tensor."""
     for name, packet in ops.PACKETS.items():
@@ -39,5 +45,7 @@ def install(namespace):
         variants = {v for ov in packet.overloads for v in ov.variants}
         if "function" in variants and short not in namespace:
             namespace[short] = packet
+            FUNCTIONS.append(name)
         if "method" in variants and short not in Tensor.__dict__:
             setattr(Tensor, short, _method(packet))
+            METHODS.append(name)

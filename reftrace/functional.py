@@ -1,12 +1,15 @@
 """Python-level functions that torch defines in torch/functional.py (not ATen ops themselves)."""
+from typing import Sequence, Union
+
 from ._frames import python_level
+from ._tensor import Tensor
 from .ops import get_packet
 
 __all__ = ["broadcast_tensors", "norm", "split"]
 
 
 @python_level
-def broadcast_tensors(*tensors):
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     """torch.broadcast_tensors(*tensors): views of the tensors expanded to one shape."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
@@ -14,7 +17,8 @@ def broadcast_tensors(*tensors):
 
 
 @python_level
-def split(tensor, split_size_or_sections, dim=0):
+def split(tensor: Tensor, split_size_or_sections: Union[int, Sequence[int]],
+          dim: int = 0) -> tuple[Tensor, ...]:
     """torch.split (torch/functional.py): ``tensor.split(split_size_or_sections, dim)``."""
     return tensor.split(split_size_or_sections, dim)
 
@@ -28,7 +32,8 @@ _CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_
 
 
 @python_level
-def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """torch.cdist (torch/functional.py): aten::cdist with the compute mode as an int."""
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")

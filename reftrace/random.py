@@ -12,6 +12,7 @@ generator). ``fork_rng`` saves and restores the cpu state (and the listed cuda d
 """
 import contextlib
 import os
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
@@ -119,7 +120,7 @@ class _DefaultGenerator(Generator):
 default_generator = _DefaultGenerator("cpu")
 
 
-def manual_seed(seed):
+def manual_seed(seed: int) -> "Generator":
     """Seed every device's default generator; returns the cpu one (as torch does)."""
     seed = _seed_value(seed)
     from reftrace_backends import _BACKENDS  # only the backends already loaded: never load CuPy here
@@ -128,22 +129,22 @@ def manual_seed(seed):
     return default_generator
 
 
-def seed():
+def seed() -> int:
     """Seed from OS entropy; returns the seed (a non-negative 63-bit int, as torch)."""
     s = int.from_bytes(os.urandom(8), "little") >> 1
     manual_seed(s)
     return s
 
 
-def initial_seed():
+def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
-def get_rng_state():
+def get_rng_state() -> Tensor:
     return default_generator.get_state()
 
 
-def set_rng_state(new_state):
+def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
 
 
@@ -168,14 +169,18 @@ def _factory(name, default_device):
     return factory
 
 
-rand, randn, randint, randperm = (_factory(n, CPU)
-                                   for n in ("rand", "randn", "randint", "randperm"))
-rand_like, randn_like, randint_like = (_factory(n, None)
-                                       for n in ("rand_like", "randn_like", "randint_like"))
+_FACTORIES = ("rand", "randn", "randint", "randperm")
+_LIKES = ("rand_like", "randn_like", "randint_like")
+if TYPE_CHECKING:  # their signatures: the schema's plus requires_grad= (tests/gen_stubs.py)
+    from ._variable_functions import (rand, rand_like, randint, randint_like, randn, randn_like,
+                                      randperm)
+else:
+    rand, randn, randint, randperm = (_factory(n, CPU) for n in _FACTORIES)
+    rand_like, randn_like, randint_like = (_factory(n, None) for n in _LIKES)
 _normal_sizes = _factory("normal", CPU)
 
 
-def normal(*args, **kwargs):
+def normal(*args: Any, **kwargs: Any) -> Tensor:
     """torch.normal: only the (float mean, float std, size) form is a factory with options."""
     given = list(args[:2]) + [kwargs.get("mean"), kwargs.get("std")]
     if any(isinstance(a, Tensor) for a in given):
@@ -184,8 +189,9 @@ def normal(*args, **kwargs):
 
 
 @contextlib.contextmanager
-def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
-             device_type="cuda"):
+def fork_rng(devices: Optional[Sequence[Union[int, str]]] = None, enabled: bool = True,
+             _caller: str = "fork_rng", _devices_kw: str = "devices",
+             device_type: str = "cuda") -> Iterator[None]:
     """Run a block with the random state saved on entry and restored on exit (also on errors)."""
     if not enabled:
         yield

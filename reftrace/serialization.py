@@ -20,6 +20,7 @@ running the file's pickle with Python's full object model: reftrace refuses it.
 import os
 import random
 import warnings
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from ._device import device as _device_cls, CPU
 from ._inline_container import ZipReader, ZipWriter, archive_name
 from ._pickler import Pickler
 from ._weights_only_unpickler import STORAGE_NAMES, Unpickler
+
+if TYPE_CHECKING:
+    from .types import FileLike
 
 __all__ = ["save", "load"]
 
@@ -90,8 +94,8 @@ def serialization_id():
     return "".join(random.choice("0123456789") for _ in range(40))
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False):
+def save(obj: object, f: "FileLike", pickle_module: Any = None, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
     """torch.save: write ``obj`` (tensors, state dicts, nested containers of tensors and Python
     scalars) to the path or binary file ``f`` in torch 2.13's zip format."""
     if pickle_module is not None:
@@ -263,7 +267,9 @@ def _describe_file(f):
     return repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else "the file"
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+def load(f: "FileLike", map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: Optional[bool] = True, mmap: Optional[bool] = None,
+         **pickle_load_args: Any) -> Any:
     """torch.load with ``weights_only=True`` (torch 2.13's default, also when None): tensors,
     state dicts, and nested containers of tensors and Python scalars from a file torch (or
     reftrace.save) wrote. ``mmap`` is accepted and ignored: storages are always read into memory

@@ -19,6 +19,8 @@ torch also writes ``*.debug_pkl`` (source ranges of the Python that was traced) 
 trace_module, ``traced_inputs.pkl`` (the example inputs); torch.jit.load reads neither, and
 reftrace does not write them (spec/serialization.md SER-9).
 """
+from typing import Any
+
 from .. import serialization as _ser
 from .._inline_container import ZipWriter, archive_name
 from .._pickler import Pickler
@@ -177,7 +179,7 @@ def _submodule_classes(module, table):
     return table
 
 
-def save(m, f, _extra_files=None):
+def save(m: Any, f: Any, _extra_files: Any = None) -> None:
     """torch.jit.save: write the traced function or traced module ``m`` to the path or binary
     file ``f`` as a TorchScript archive torch 2.13's torch.jit.load reads."""
     from .traced import TracedFunction

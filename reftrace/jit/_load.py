@@ -5,11 +5,13 @@ unpickler: tensors, the module tree, no code); its ``code/`` sources are parsed 
 executed) into class types by ``_import_source.py``, whose methods ``_ir_emitter.py`` turns into
 graphs when first used; the module tree becomes ``RecursiveScriptModule``s (``_script.py``).
 """
+from typing import Any
+
 from ._import_source import SourceImporter
 from ._script import build_module
 
 
-def load(f, map_location=None, _extra_files=None):
+def load(f: Any, map_location: Any = None, _extra_files: Any = None) -> Any:
     """Load a TorchScript archive written by ``torch.jit.save`` (or ``reftrace.jit.save``) of a
     traced function or module. ``f``: a path or a binary file object; ``_extra_files``: a dict
     whose keys name files of the archive's ``extra/`` folder, filled in with their contents."""

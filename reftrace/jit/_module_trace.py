@@ -12,6 +12,7 @@ the original's parameters and buffers, and has one graph per traced method. Trac
    attributes into ``prim::GetAttr``; clean-up passes run on every method graph.
 """
 import warnings
+from typing import TYPE_CHECKING, Any
 
 from .._dispatch import STATE
 from . import _types as T
@@ -80,7 +81,14 @@ def make_module(mod, module_class, compilation_unit):
     return (module_class or TopLevelTracedModule)(mod, _compilation_unit=compilation_unit)
 
 
-class TracedModule(_module_base()):
+if TYPE_CHECKING:
+    from ..nn import Module as _ModuleBase
+    from .ir import Graph
+else:
+    _ModuleBase = _module_base()  # (nn imports jit: the base class is looked up late)
+
+
+class TracedModule(_ModuleBase):
     """A module's traced copy: shares parameters and buffers; forward runs the traced graph."""
 
     def __init__(self, orig, id_set=None, _compilation_unit=None):
@@ -131,27 +139,27 @@ class TracedModule(_module_base()):
 
     # -- what torch's ScriptModule offers for traced modules ---------------------------------
     @property
-    def graph(self):
+    def graph(self) -> "Graph":
         return self._method_graph("forward")
 
     @property
-    def inlined_graph(self):
+    def inlined_graph(self) -> "Graph":
         from .inliner import inlined_copy
         return inlined_copy(self.graph)
 
     @property
-    def code(self):
+    def code(self) -> str:
         """forward's code, as torch's ``traced.code`` prints it."""
         return _Method(self, "forward").code
 
     @property
-    def code_with_constants(self):
+    def code_with_constants(self) -> tuple[str, Any]:
         """(forward's code, a ConstMap whose ``c0`` ... are the tensors behind CONSTANTS.c0 ...)."""
         from ._python_print import ConstMap
         code, constants = _Method(self, "forward").code_with_constants
         return code, ConstMap(constants)
 
-    def save(self, f, _extra_files=None):
+    def save(self, f: Any, _extra_files: Any = None) -> None:
         """ScriptModule.save: a TorchScript archive torch.jit.load reads (jit/_export_module.py)."""
         from ._export_module import save
         save(self, f, _extra_files)

@@ -9,9 +9,12 @@ input per argument (unpacking tuples, lists and dicts as torch does), run the fu
 state active, turn what it returned into graph outputs (strict-mode container rules), then run
 the clean-up passes. The state is restored on every exit path.
 """
+from __future__ import annotations
+
 import inspect
 import threading
 import warnings
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union, overload
 
 from .._dispatch import STATE
 from .._tensor import Tensor
@@ -19,6 +22,11 @@ from . import _types as T
 from ._io_types import STRICT_TRACER_MSG, input_types
 from .passes import dead_code_elimination, lower_simple_tuples, normalize_ops
 from .tracer import TracingState
+
+if TYPE_CHECKING:
+    from ..nn import Module
+    from ._module_trace import TracedModule
+    from .traced import TracedFunction
 
 
 # Module -> its qualified scope name ('__module.a.lin') while trace_module runs; read by
@@ -36,7 +44,7 @@ def set_trace_module_map(module_map):
     _MODULE_MAP.map = module_map
 
 
-def is_tracing():
+def is_tracing() -> bool:
     return STATE.tracer is not None
 
 
@@ -253,6 +261,23 @@ def _check_keywords(func, kwargs):
 
 def _wrap_check_inputs(check_inputs):
     return None if check_inputs is None else [{"forward": c} for c in check_inputs]
+
+
+@overload
+def trace(func: Module, example_inputs: Any = None, optimize: Optional[bool] = None,
+          check_trace: bool = True, check_inputs: Optional[list[Any]] = None,
+          check_tolerance: float = 1e-5, strict: bool = True, _force_outplace: bool = False,
+          _module_class: Any = None, _compilation_unit: Any = None,
+          example_kwarg_inputs: Optional[dict[str, Any]] = None,
+          _store_inputs: bool = True) -> TracedModule: ...
+@overload
+def trace(func: Callable[..., Any], example_inputs: Any = None, optimize: Optional[bool] = None,
+          check_trace: bool = True, check_inputs: Optional[list[Any]] = None,
+          check_tolerance: float = 1e-5, strict: bool = True, _force_outplace: bool = False,
+          _module_class: Any = None, _compilation_unit: Any = None,
+          example_kwarg_inputs: Optional[dict[str, Any]] = None,
+          _store_inputs: bool = True) -> Union[TracedFunction, TracedModule]: ...
+# (a module's bound forward traces into a module too: hence the union for callables)
 
 
 def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None,

@@ -18,9 +18,12 @@ adaptive_avg_pool2d, embedding, mse_loss), this code reads it too, the same way:
 those reads record ``aten::size`` nodes; dead ones are removed afterwards, but they have taken
 value numbers, so the printed graph numbers its values exactly as torch's does.
 """
+from __future__ import annotations
+
 import math
 import numbers
 import warnings
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, overload
 
 from .. import _creation, _dtype
 from .._dispatch import STATE as _DISPATCH
@@ -28,6 +31,12 @@ from .._dispatch import STATE as _DISPATCH
 from .._tensor import Tensor
 from ..ops import PACKETS, get_packet
 from ..ops.nn_bindings import avg_pool2d, conv1d, conv2d  # noqa: F401  (torch's C++ builtins)
+
+if TYPE_CHECKING:  # the annotations are torch's (torch/nn/functional.pyi), in torch's names
+    from .._dtype import dtype as DType
+    from ..types import _int, _size
+    from .common_types import (_ratio_any_t, _size_1_t, _size_2_opt_t, _size_2_t, _size_3_opt_t,
+                               _size_3_t, _size_any_t)
 from ..ops.nn_bindings import (avg_pool1d, avg_pool3d, conv3d, conv_transpose1d,  # noqa: F401
                                conv_transpose2d, conv_transpose3d)
 
@@ -55,43 +64,44 @@ def _builtin(name):
 
 # -- activations -----------------------------------------------------------------------------------
 
-def relu(input, inplace=False):
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return _aten("relu_")(input) if inplace else _aten("relu")(input)
 
 
-def relu6(input, inplace=False):
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     return _aten("relu6_")(input) if inplace else _aten("relu6")(input)
 
 
-def silu(input, inplace=False):
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return _aten("silu_")(input) if inplace else _aten("silu")(input)
 
 
-def elu(input, alpha=1.0, inplace=False):
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return _aten("elu_")(input, alpha) if inplace else _aten("elu")(input, alpha)
 
 
-def leaky_relu(input, negative_slope=0.01, inplace=False):
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     name = "leaky_relu_" if inplace else "leaky_relu"
     return _aten(name)(input, negative_slope)
 
 
-def threshold(input, threshold, value, inplace=False):
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     # torch: _VF.threshold_ / _VF.threshold
     return _aten("threshold_" if inplace else "threshold")(input, threshold, value)
 
 
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _aten("hardtanh_" if inplace else "hardtanh")(input, min_val, max_val)
 
 
-def sigmoid(input):
+def sigmoid(input: Tensor) -> Tensor:
     return input.sigmoid()
 
 
-def tanh(input):
+def tanh(input: Any) -> Tensor:
     return input.tanh()
 
 
@@ -101,13 +111,15 @@ def _get_softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: DType | None = None) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
 
 
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: DType | None = None) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
@@ -116,15 +128,50 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 # -- linear and convolution ------------------------------------------------------------------------
 
 # conv1d, conv2d and avg_pool2d are torch's C++ builtins too: imported from ops/nn_bindings.py
-linear = _builtin("linear")
-bilinear = _builtin("bilinear")
-gelu = _builtin("gelu")
-softplus = _builtin("softplus")
-one_hot = _builtin("one_hot")
+if TYPE_CHECKING:  # (the op's schema signature: reftrace/_variable_functions.pyi)
+    from .._variable_functions import (linear, bilinear, gelu, softplus, one_hot)
+else:
+    linear = _builtin("linear")
+    bilinear = _builtin("bilinear")
+    gelu = _builtin("gelu")
+    softplus = _builtin("softplus")
+    one_hot = _builtin("one_hot")
 
 
 # -- pooling ---------------------------------------------------------------------------------------
 
+@overload
+def max_pool1d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    stride: _int | _size | None = None,
+    padding: _int | _size = 0,
+    dilation: _int | _size = 1,
+    ceil_mode: bool = False,
+    return_indices: Literal[False] = False,
+) -> Tensor: ...
+@overload
+def max_pool1d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    stride: _int | _size | None,
+    padding: _int | _size,
+    dilation: _int | _size,
+    ceil_mode: bool,
+    return_indices: Literal[True],
+    /,
+) -> tuple[Tensor, Tensor]: ...
+@overload
+def max_pool1d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    stride: _int | _size | None = None,
+    padding: _int | _size = 0,
+    dilation: _int | _size = 1,
+    ceil_mode: bool = False,
+    *,
+    return_indices: Literal[True],
+) -> tuple[Tensor, Tensor]: ...
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     stride = [] if stride is None else stride
@@ -132,6 +179,38 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _aten(name)(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
+@overload
+def max_pool2d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    stride: _int | _size | None = None,
+    padding: _int | _size = 0,
+    dilation: _int | _size = 1,
+    ceil_mode: bool = False,
+    return_indices: Literal[False] = False,
+) -> Tensor: ...
+@overload
+def max_pool2d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    stride: _int | _size | None,
+    padding: _int | _size,
+    dilation: _int | _size,
+    ceil_mode: bool,
+    return_indices: Literal[True],
+    /,
+) -> tuple[Tensor, Tensor]: ...
+@overload
+def max_pool2d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    stride: _int | _size | None = None,
+    padding: _int | _size = 0,
+    dilation: _int | _size = 1,
+    ceil_mode: bool = False,
+    *,
+    return_indices: Literal[True],
+) -> tuple[Tensor, Tensor]: ...
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     stride = [] if stride is None else stride
@@ -148,7 +227,7 @@ def _list_with_default(out_size, defaults):
     return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
 
 
-def adaptive_avg_pool2d(input, output_size):
+def adaptive_avg_pool2d(input: Tensor, output_size: _size_2_opt_t) -> Tensor:
     return _aten("adaptive_avg_pool2d")(input, _list_with_default(output_size, input.size()))
 
 
@@ -162,8 +241,9 @@ def _verify_batch_size(size):
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     if training:
         _verify_batch_size(input.size())
     if training and eps <= 0.0:
@@ -174,14 +254,16 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                                eps, True)
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     if isinstance(normalized_shape, numbers.Integral):  # torch's binding rejects a bare int here
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
                         f"ints, not {type(normalized_shape).__name__}")
     return _aten("layer_norm")(input, normalized_shape, weight, bias, eps, True)
 
 
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
     _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups]
@@ -194,12 +276,13 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     _check_p(p)
     return _aten("dropout_" if inplace else "dropout")(input, p, training)
 
 
-def dropout2d(input, p=0.5, training=True, inplace=False):
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
     _check_p(p)
     inp_dim = input.dim()
     if inp_dim not in (3, 4):
@@ -225,8 +308,9 @@ def _no_grad_embedding_renorm_(weight, input, max_norm, norm_type):
     _aten("embedding_renorm_")(weight.detach(), input, max_norm, norm_type)
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
-              scale_grad_by_freq=False, sparse=False):
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     if padding_idx is not None:
         if padding_idx > 0:
             if padding_idx >= weight.size(0):
@@ -243,7 +327,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     return _aten("embedding")(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
-def pad(input, pad, mode="constant", value=None):
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> Tensor:
     if isinstance(value, bool):  # torch's binding takes a bool for the float (recorded as 1.)
         value = float(value)
     return _aten("pad")(input, pad, mode, value)
@@ -264,8 +349,10 @@ def _upsample_overload(name, nd, output_size, scale_factors):
     return _aten(name).vec
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False):
+def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
+                scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -356,7 +443,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
 
 
-def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
     # Tensor.norm (torch.functional.norm) lowers to linalg_vector_norm(input, p, [dim], keepdim)
     if out is None:
         denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
@@ -391,22 +479,27 @@ def _legacy_reduction(size_average, reduce):
     return ret
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: bool | None = None, ignore_index: int = -100,
+             reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     return _aten("nll_loss_nd")(input, target, weight, _reduction_enum(reduction), ignore_index)
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     return _aten("cross_entropy_loss")(input, target, weight, _reduction_enum(reduction),
                                        ignore_index, label_smoothing)
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
     if target.size() != input.size():
         warnings.warn(
             f"Using a target size ({target.size()}) that is different to the input size "
@@ -431,10 +524,14 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 # -- nn-layers: convolution-like data movement (torch's C++ builtins, one ATen op each) ------------
 
-pixel_shuffle = _builtin("pixel_shuffle")
-pixel_unshuffle = _builtin("pixel_unshuffle")
-channel_shuffle = _builtin("channel_shuffle")
-native_channel_shuffle = _builtin("native_channel_shuffle")
+if TYPE_CHECKING:  # (the op's schema signature: reftrace/_variable_functions.pyi)
+    from .._variable_functions import (pixel_shuffle, pixel_unshuffle, channel_shuffle,
+                                      native_channel_shuffle)
+else:
+    pixel_shuffle = _builtin("pixel_shuffle")
+    pixel_unshuffle = _builtin("pixel_unshuffle")
+    channel_shuffle = _builtin("channel_shuffle")
+    native_channel_shuffle = _builtin("native_channel_shuffle")
 
 
 def _pair(x):
@@ -442,12 +539,14 @@ def _pair(x):
     return pair(x)
 
 
-def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+def unfold(input: Tensor, kernel_size: _size_any_t, dilation: _size_any_t = 1,
+           padding: _size_any_t = 0, stride: _size_any_t = 1) -> Tensor:
     return _aten("im2col")(input, _pair(kernel_size), _pair(dilation), _pair(padding),
                            _pair(stride))
 
 
-def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+def fold(input: Tensor, output_size: _size_any_t, kernel_size: _size_any_t,
+         dilation: _size_any_t = 1, padding: _size_any_t = 0, stride: _size_any_t = 1) -> Tensor:
     return _aten("col2im")(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
                            _pair(padding), _pair(stride))
 
@@ -455,9 +554,44 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 # -- nn-layers: pooling in 1d/2d/3d ----------------------------------------------------------------
 
-adaptive_avg_pool1d = _builtin("adaptive_avg_pool1d")
+if TYPE_CHECKING:  # (the op's schema signature: reftrace/_variable_functions.pyi)
+    from .._variable_functions import (adaptive_avg_pool1d)
+else:
+    adaptive_avg_pool1d = _builtin("adaptive_avg_pool1d")
 
 
+@overload
+def max_pool3d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    stride: _int | _size | None = None,
+    padding: _int | _size = 0,
+    dilation: _int | _size = 1,
+    ceil_mode: bool = False,
+    return_indices: Literal[False] = False,
+) -> Tensor: ...
+@overload
+def max_pool3d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    stride: _int | _size | None,
+    padding: _int | _size,
+    dilation: _int | _size,
+    ceil_mode: bool,
+    return_indices: Literal[True],
+    /,
+) -> tuple[Tensor, Tensor]: ...
+@overload
+def max_pool3d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    stride: _int | _size | None = None,
+    padding: _int | _size = 0,
+    dilation: _int | _size = 1,
+    ceil_mode: bool = False,
+    *,
+    return_indices: Literal[True],
+) -> tuple[Tensor, Tensor]: ...
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     stride = [] if stride is None else stride
@@ -465,51 +599,117 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _aten(name)(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=False):
+def max_pool1d_with_indices(input: Tensor, kernel_size: _size, stride: _size | None = None,
+                            padding: _int | _size = 0, dilation: _int | _size = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=False):
+def max_pool2d_with_indices(input: Tensor, kernel_size: _size, stride: _size | None = None,
+                            padding: _int | _size = 0, dilation: _int | _size = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=False):
+def max_pool3d_with_indices(input: Tensor, kernel_size: _size, stride: _size | None = None,
+                            padding: _int | _size = 0, dilation: _int | _size = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple[Tensor, Tensor]:
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def adaptive_avg_pool3d(input, output_size):
+def adaptive_avg_pool3d(input: Tensor, output_size: _size_3_opt_t) -> Tensor:
     return _aten("adaptive_avg_pool3d")(input, _list_with_default(output_size, input.size()))
 
 
-def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: _size,
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
     return _aten("adaptive_max_pool1d")(input, output_size)
 
 
-def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: _size_2_opt_t,
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
     output_size = _list_with_default(output_size, input.size())
     return _aten("adaptive_max_pool2d")(input, output_size)
 
 
-def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: _size_3_opt_t,
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
     output_size = _list_with_default(output_size, input.size())
     return _aten("adaptive_max_pool3d")(input, output_size)
 
 
+@overload
+def adaptive_max_pool1d(
+    input: Tensor,
+    output_size: _int | _size,
+    return_indices: Literal[False] = False,
+) -> Tensor: ...
+@overload
+def adaptive_max_pool1d(
+    input: Tensor,
+    output_size: _int | _size,
+    return_indices: Literal[True],
+    /,
+) -> tuple[Tensor, Tensor]: ...
+@overload
+def adaptive_max_pool1d(
+    input: Tensor,
+    output_size: _int | _size,
+    *,
+    return_indices: Literal[True],
+) -> tuple[Tensor, Tensor]: ...
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     if return_indices:
         return adaptive_max_pool1d_with_indices(input, output_size)
     return _aten("adaptive_max_pool1d")(input, output_size)[0]
 
 
+@overload
+def adaptive_max_pool2d(
+    input: Tensor,
+    output_size: _int | _size,
+    return_indices: Literal[False] = False,
+) -> Tensor: ...
+@overload
+def adaptive_max_pool2d(
+    input: Tensor,
+    output_size: _int | _size,
+    return_indices: Literal[True],
+    /,
+) -> tuple[Tensor, Tensor]: ...
+@overload
+def adaptive_max_pool2d(
+    input: Tensor,
+    output_size: _int | _size,
+    *,
+    return_indices: Literal[True],
+) -> tuple[Tensor, Tensor]: ...
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     if return_indices:
         return adaptive_max_pool2d_with_indices(input, output_size)
     return adaptive_max_pool2d_with_indices(input, output_size)[0]
 
 
+@overload
+def adaptive_max_pool3d(
+    input: Tensor,
+    output_size: _int | _size,
+    return_indices: Literal[False] = False,
+) -> Tensor: ...
+@overload
+def adaptive_max_pool3d(
+    input: Tensor,
+    output_size: _int | _size,
+    return_indices: Literal[True],
+    /,
+) -> tuple[Tensor, Tensor]: ...
+@overload
+def adaptive_max_pool3d(
+    input: Tensor,
+    output_size: _int | _size,
+    *,
+    return_indices: Literal[True],
+) -> tuple[Tensor, Tensor]: ...
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     if return_indices:
         return adaptive_max_pool3d_with_indices(input, output_size)
@@ -538,15 +738,18 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
     return (_aten("sign")(out) * relu(_aten("abs")(out))).mul(window).pow(1.0 / norm_type)
 
 
-def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: _size_1_t,
+              stride: _size | None | int = None, ceil_mode: bool = False) -> Tensor:
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
 
 
-def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: _size_2_t,
+              stride: _size | None | int = None, ceil_mode: bool = False) -> Tensor:
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
 
 
-def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: _size_3_t,
+              stride: _size | None | int = None, ceil_mode: bool = False) -> Tensor:
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
 
 
@@ -594,7 +797,8 @@ def _unpool_args(n, kernel_size, stride, padding):
     return kernel_size, (tup(stride) if stride is not None else kernel_size), tup(padding)
 
 
-def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: _size, stride: _size | None = None,
+                 padding: _int | _size = 0, output_size: _size | None = None) -> Tensor:
     kernel_size, _stride, padding = _unpool_args(1, kernel_size, stride, padding)
     output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
     output_size = list(output_size) + [1] if isinstance(output_size, list) else output_size + (1,)
@@ -602,13 +806,15 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
                                  output_size).squeeze(-1)
 
 
-def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: _size, stride: _size | None = None,
+                 padding: _int | _size = 0, output_size: _size | None = None) -> Tensor:
     kernel_size, _stride, padding = _unpool_args(2, kernel_size, stride, padding)
     output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
     return _aten("max_unpool2d")(input, indices, output_size)
 
 
-def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: _size, stride: _size | None = None,
+                 padding: _int | _size = 0, output_size: _size | None = None) -> Tensor:
     kernel_size, _stride, padding = _unpool_args(3, kernel_size, stride, padding)
     output_size = _unpool_output_size(input, kernel_size, _stride, padding, output_size)
     return _aten("max_unpool3d")(input, indices, output_size, _stride, padding)
@@ -616,19 +822,22 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 # -- nn-layers: the deprecated upsample functionals --------------------------------------------------
 
-def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+def upsample(input: Any, size: Any | None = None, scale_factor: Any | None = None,
+             mode: str = "nearest", align_corners: Any | None = None) -> Tensor:
     warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
                   "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-def upsample_nearest(input, size=None, scale_factor=None):
+def upsample_nearest(input: Any, size: Any | None = None,
+                     scale_factor: Any | None = None) -> Tensor:
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
-def upsample_bilinear(input, size=None, scale_factor=None):
+def upsample_bilinear(input: Any, size: Any | None = None,
+                      scale_factor: Any | None = None) -> Tensor:
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
@@ -636,59 +845,66 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 # -- nn-layers: activations --------------------------------------------------------------------------
 
-prelu = _builtin("prelu")
-logsigmoid = _builtin("log_sigmoid")
-hardshrink = _builtin("hardshrink")
-softshrink = _builtin("softshrink")
-elu_ = _builtin("elu_")
-leaky_relu_ = _builtin("leaky_relu_")
-hardtanh_ = _builtin("hardtanh_")
-threshold_ = _builtin("threshold_")
-relu_ = _builtin("relu_")
-celu_ = _builtin("celu_")
-selu_ = _builtin("selu_")
-rrelu_ = _builtin("rrelu_")
+if TYPE_CHECKING:  # (the op's schema signature: reftrace/_variable_functions.pyi)
+    from .._variable_functions import (prelu, log_sigmoid as logsigmoid, hardshrink, softshrink,
+                                      elu_, leaky_relu_, hardtanh_, threshold_, relu_, celu_,
+                                      selu_, rrelu_)
+else:
+    prelu = _builtin("prelu")
+    logsigmoid = _builtin("log_sigmoid")
+    hardshrink = _builtin("hardshrink")
+    softshrink = _builtin("softshrink")
+    elu_ = _builtin("elu_")
+    leaky_relu_ = _builtin("leaky_relu_")
+    hardtanh_ = _builtin("hardtanh_")
+    threshold_ = _builtin("threshold_")
+    relu_ = _builtin("relu_")
+    celu_ = _builtin("celu_")
+    selu_ = _builtin("selu_")
+    rrelu_ = _builtin("rrelu_")
 
 
-def hardswish(input, inplace=False):
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     return _aten("hardswish_" if inplace else "hardswish")(input)
 
 
-def hardsigmoid(input, inplace=False):
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     return _aten("hardsigmoid_" if inplace else "hardsigmoid")(input)
 
 
-def mish(input, inplace=False):
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
     return _aten("mish_" if inplace else "mish")(input)
 
 
-def selu(input, inplace=False):
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
     return _aten("selu_" if inplace else "selu")(input)
 
 
-def celu(input, alpha=1.0, inplace=False):
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return _aten("celu_" if inplace else "celu")(input, alpha)
 
 
-def glu(input, dim=-1):
+def glu(input: Tensor, dim: int = -1) -> Tensor:
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     return _aten("glu")(input, dim)
 
 
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
     return _aten("rrelu_" if inplace else "rrelu")(input, lower, upper, training)
 
 
-def tanhshrink(input):
+def tanhshrink(input: Any) -> Tensor:
     return input - input.tanh()
 
 
-def softsign(input):
+def softsign(input: Any) -> Tensor:
     return input / (input.abs() + 1)
 
 
-def softmin(input, dim=None, _stacklevel=3, dtype=None):
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: DType | None = None) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
     if dtype is None:
@@ -706,19 +922,23 @@ def _verify_spatial_size(size):
         raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
 
 
-def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
-                  use_input_stats=True, momentum=0.1, eps=1e-5):
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True, momentum: float = 0.1,
+                  eps: float = 1e-5) -> Tensor:
     if use_input_stats:
         _verify_spatial_size(input.size())
     return _aten("instance_norm")(input, weight, bias, running_mean, running_var, use_input_stats,
                                   momentum, eps, True)
 
 
-def rms_norm(input, normalized_shape, weight=None, eps=None):
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
     return _aten("rms_norm")(input, normalized_shape, weight, eps)
 
 
-def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
     dim = input.dim()
     if dim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality                          input (got "
@@ -752,7 +972,8 @@ def _channel_dropout(input, p, training, inplace, batched):
     return result
 
 
-def dropout1d(input, p=0.5, training=True, inplace=False):
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
     _check_p(p)
     inp_dim = input.dim()
     if inp_dim not in (2, 3):
@@ -763,7 +984,8 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _channel_dropout(input, p, training, inplace, inp_dim == 3)
 
 
-def dropout3d(input, p=0.5, training=True, inplace=False):
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
     _check_p(p)
     inp_dim = input.dim()
     if inp_dim not in (4, 5):
@@ -776,12 +998,14 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _channel_dropout(input, p, training, inplace, inp_dim == 5)
 
 
-def alpha_dropout(input, p=0.5, training=False, inplace=False):
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                  inplace: bool = False) -> Tensor:
     _check_p(p)
     return _aten("alpha_dropout_" if inplace else "alpha_dropout")(input, p, training)
 
 
-def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                          inplace: bool = False) -> Tensor:
     _check_p(p)
     return _aten("feature_alpha_dropout_" if inplace else "feature_alpha_dropout")(input, p,
                                                                                   training)
@@ -789,9 +1013,12 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 # -- nn-layers: distances ----------------------------------------------------------------------------
 
-pairwise_distance = _builtin("pairwise_distance")
-cosine_similarity = _builtin("cosine_similarity")
-pdist = _builtin("pdist")
+if TYPE_CHECKING:  # (the op's schema signature: reftrace/_variable_functions.pyi)
+    from .._variable_functions import (pairwise_distance, cosine_similarity, pdist)
+else:
+    pairwise_distance = _builtin("pairwise_distance")
+    cosine_similarity = _builtin("cosine_similarity")
+    pdist = _builtin("pdist")
 
 
 # -- nn-layers: losses -------------------------------------------------------------------------------
@@ -811,8 +1038,9 @@ def _warn_target_size(input, target):
             "Please ensure they have the same size.", stacklevel=3)
 
 
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
-                         reduction="mean"):
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
     reduction_enum = _loss_enum(size_average, reduce, reduction)
     if target.size() != input.size():
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
@@ -824,8 +1052,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _aten("binary_cross_entropy")(input, target, weight, reduction_enum)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
-                                     reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: bool | None = None, reduce: bool | None = None,
+                                     reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
     reduction_enum = _loss_enum(size_average, reduce, reduction)
     if not (target.size() == input.size()):
         raise ValueError(f"Target size ({target.size()}) must be the same as input size "
@@ -847,7 +1077,9 @@ def _weighted_elementwise(loss, weight, input, reduction):
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
     _warn_target_size(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -861,7 +1093,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _aten("l1_loss")(expanded_input, expanded_target, _reduction_enum(reduction))
 
 
-def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                   reduce: bool | None = None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
     _warn_target_size(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -872,7 +1106,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
                                    beta)
 
 
-def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
     _warn_target_size(input, target)
     expanded_input, expanded_target = _aten("broadcast_tensors")([input, target])
     if weight is None:
@@ -884,7 +1119,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return weighted.mean() if reduction == "mean" else weighted
 
 
-def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
+           reduce: bool | None = None, reduction: str = "mean", log_target: bool = False) -> Tensor:
     if size_average is not None or reduce is not None:
         reduction_enum = _reduction_enum(_legacy_reduction(size_average, reduce))
     else:
@@ -901,8 +1137,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return reduced
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
-                     reduce=None, reduction="mean"):
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: bool | None = None, eps: float = 1e-8,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     if reduction not in ("none", "mean", "sum"):
@@ -911,7 +1148,9 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                                      _reduction_enum(reduction))
 
 
-def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float,
+                      full: bool | None = False, eps: float | None = 1e-6,
+                      reduction: str | None = "mean") -> Tensor:
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -942,8 +1181,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return loss
 
 
-def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
-                        reduction="mean"):
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:
     reduction_enum = _loss_enum(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
@@ -952,18 +1192,21 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _aten("margin_ranking_loss")(input1, input2, target, margin, reduction_enum)
 
 
-def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
-                         reduction="mean"):
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
     return _aten("hinge_embedding_loss")(input, target, margin,
                                          _loss_enum(size_average, reduce, reduction))
 
 
-def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     return _aten("soft_margin_loss")(input, target, _loss_enum(size_average, reduce, reduction))
 
 
-def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
-                                reduction="mean"):
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average: bool | None = None, reduce: bool | None = None,
+                                reduction: str = "mean") -> Tensor:
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
@@ -981,8 +1224,9 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     raise ValueError(reduction + " is not valid")
 
 
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
-                      reduction="mean"):
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     reduction_enum = _loss_enum(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -991,19 +1235,23 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _aten("multi_margin_loss")(input, target, p, margin, weight, reduction_enum)
 
 
-def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     return _aten("multilabel_margin_loss")(input, target,
                                            _loss_enum(size_average, reduce, reduction))
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
-                          reduction="mean"):
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:
     return _aten("cosine_embedding_loss")(input1, input2, target, margin,
                                           _loss_enum(size_average, reduce, reduction))
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
-                        size_average=None, reduce=None, reduction="mean"):
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:
     reduction_enum = _loss_enum(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -1011,8 +1259,10 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                                         reduction_enum)
 
 
-def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
-                                      margin=1.0, swap=False, reduction="mean"):
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+                                      margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
@@ -1038,7 +1288,8 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 # -- nn-layers: sampling -----------------------------------------------------------------------------
 
-def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = -_aten("empty_like")(logits).exponential_().log()
@@ -1055,7 +1306,8 @@ _GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 _GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
 
 
-def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: Any | None = None) -> Tensor:
     if mode not in _GRID_MODES:
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' "
                          f"or 'bicubic', but got: '{mode}'")
@@ -1072,7 +1324,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                                  align_corners)
 
 
-def affine_grid(theta, size, align_corners=None):
+def affine_grid(theta: Tensor, size: list[int], align_corners: Any | None = None) -> Tensor:
     if align_corners is None:
         warnings.warn("Default grid_sample and affine_grid behavior has changed to "
                       "align_corners=False since 1.3.0. Please specify align_corners=True if the "
@@ -1124,16 +1376,51 @@ def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, _rand
     return _aten(name)(input, kernel_size, output_size, _random_samples)
 
 
-def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-                                       return_indices=False, _random_samples=None):
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: _size,
+                                       output_size: _size | None = None,
+                                       output_ratio: _ratio_any_t | None = None,
+                                       return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> tuple[Tensor, Tensor]:
     return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
 
 
-def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-                                       return_indices=False, _random_samples=None):
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: _size,
+                                       output_size: _size | None = None,
+                                       output_ratio: _ratio_any_t | None = None,
+                                       return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> tuple[Tensor, Tensor]:
     return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
 
 
+@overload
+def fractional_max_pool2d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    output_size: _int | _size | None = None,
+    output_ratio: _ratio_any_t | None = None,
+    return_indices: Literal[False] = False,
+    _random_samples: Tensor | None = None,
+) -> Tensor: ...
+@overload
+def fractional_max_pool2d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    output_size: _int | _size | None,
+    output_ratio: _ratio_any_t | None,
+    return_indices: Literal[True],
+    /,
+    _random_samples: Tensor | None = None,
+) -> tuple[Tensor, Tensor]: ...
+@overload
+def fractional_max_pool2d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    output_size: _int | _size | None = None,
+    output_ratio: _ratio_any_t | None = None,
+    *,
+    return_indices: Literal[True],
+    _random_samples: Tensor | None = None,
+) -> tuple[Tensor, Tensor]: ...
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
     out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
@@ -1141,13 +1428,45 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     return out if return_indices else out[0]
 
 
+@overload
+def fractional_max_pool3d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    output_size: _int | _size | None = None,
+    output_ratio: _ratio_any_t | None = None,
+    return_indices: Literal[False] = False,
+    _random_samples: Tensor | None = None,
+) -> Tensor: ...
+@overload
+def fractional_max_pool3d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    output_size: _int | _size | None,
+    output_ratio: _ratio_any_t | None,
+    return_indices: Literal[True],
+    /,
+    _random_samples: Tensor | None = None,
+) -> tuple[Tensor, Tensor]: ...
+@overload
+def fractional_max_pool3d(
+    input: Tensor,
+    kernel_size: _int | _size,
+    output_size: _int | _size | None = None,
+    output_ratio: _ratio_any_t | None = None,
+    *,
+    return_indices: Literal[True],
+    _random_samples: Tensor | None = None,
+) -> tuple[Tensor, Tensor]: ...
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
     out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
                                              return_indices, _random_samples)
     return out if return_indices else out[0]
 
-conv_tbc = _builtin("conv_tbc")
+if TYPE_CHECKING:  # (the op's schema signature: reftrace/_variable_functions.pyi)
+    from .._variable_functions import (conv_tbc)
+else:
+    conv_tbc = _builtin("conv_tbc")
 # == sequence and attention (torch/nn/functional.py: scaled_dot_product_attention,
 # multi_head_attention_forward and its helpers, embedding_bag) ====================================
 
@@ -1157,7 +1476,10 @@ from .._dispatch import STATE as _TRACING  # noqa: E402
 from .._dtype import bool as _bool_dtype, int64 as _long_dtype  # noqa: E402
 from .. import _factories  # noqa: E402
 
-scaled_dot_product_attention = _builtin("scaled_dot_product_attention")
+if TYPE_CHECKING:  # (the op's schema signature: reftrace/_variable_functions.pyi)
+    from .._variable_functions import (scaled_dot_product_attention)
+else:
+    scaled_dot_product_attention = _builtin("scaled_dot_product_attention")
 
 
 def _is_tracing():
@@ -1267,13 +1589,21 @@ def _check_key_padding_mask(key_padding_mask, src_len, bsz):
                              f"{key_padding_mask.shape[1]}")
 
 
-def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight,
-                                 in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p,
-                                 out_proj_weight, out_proj_bias, training=True,
-                                 key_padding_mask=None, need_weights=True, attn_mask=None,
-                                 use_separate_proj_weight=False, q_proj_weight=None,
-                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
-                                 static_v=None, average_attn_weights=True, is_causal=False):
+def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor,
+                                 embed_dim_to_check: int, num_heads: int,
+                                 in_proj_weight: Tensor | None, in_proj_bias: Tensor | None,
+                                 bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool,
+                                 dropout_p: float, out_proj_weight: Tensor,
+                                 out_proj_bias: Tensor | None, training: bool = True,
+                                 key_padding_mask: Tensor | None = None, need_weights: bool = True,
+                                 attn_mask: Tensor | None = None,
+                                 use_separate_proj_weight: bool = False,
+                                 q_proj_weight: Tensor | None = None,
+                                 k_proj_weight: Tensor | None = None,
+                                 v_proj_weight: Tensor | None = None,
+                                 static_k: Tensor | None = None, static_v: Tensor | None = None,
+                                 average_attn_weights: bool = True,
+                                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
     """torch's slow path of MultiheadAttention, line for line (sequence-first layout): with
     need_weights, baddbmm/bmm + softmax + bmm; without, scaled_dot_product_attention."""
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
@@ -1449,9 +1779,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     return attn_output, None
 
 
-def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
-                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
-                  padding_idx=None):
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
+                  max_norm: float | None = None, norm_type: float = 2,
+                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
     """Sums, means or maxima of bags of embeddings: one aten::embedding_bag (its padding_idx
     overload: torch passes all nine arguments); a 2-D input is B bags of equal length, whose
     offsets are an aten::arange over traced sizes."""

@@ -7,9 +7,15 @@ tracer treats frames under ``reftrace/nn/`` as user code (as torch's own torch/n
 Python frames are), and frames elsewhere in reftrace as internal: defining the builtins here keeps
 their frames invisible, exactly as in torch. Nothing here is registered in the op table.
 """
+from __future__ import annotations
+
 import numbers
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from ._registry import get_packet
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
 from ..autograd._variable_type import attach_history
 from ..autograd.grad_mode import STATE as GRAD, no_grad
 
@@ -59,49 +65,67 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups, trans
     return out if batched else out.squeeze(0)
 
 
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+           stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int], str] = 0,
+           dilation: Union[int, Sequence[int]] = 1, groups: int = 1) -> Tensor:
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+           stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int], str] = 0,
+           dilation: Union[int, Sequence[int]] = 1, groups: int = 1) -> Tensor:
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+           stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int], str] = 0,
+           dilation: Union[int, Sequence[int]] = 1, groups: int = 1) -> Tensor:
     return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                     stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int]] = 0,
+                     output_padding: Union[int, Sequence[int]] = 0, groups: int = 1,
+                     dilation: Union[int, Sequence[int]] = 1) -> Tensor:
     return _conv("conv_transpose1d", 1, input, weight, bias, stride, padding, dilation, groups,
                  True, output_padding)
 
 
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                     stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int]] = 0,
+                     output_padding: Union[int, Sequence[int]] = 0, groups: int = 1,
+                     dilation: Union[int, Sequence[int]] = 1) -> Tensor:
     return _conv("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, groups,
                  True, output_padding)
 
 
-def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                     stride: Union[int, Sequence[int]] = 1, padding: Union[int, Sequence[int]] = 0,
+                     output_padding: Union[int, Sequence[int]] = 0, groups: int = 1,
+                     dilation: Union[int, Sequence[int]] = 1) -> Tensor:
     return _conv("conv_transpose3d", 3, input, weight, bias, stride, padding, dilation, groups,
                  True, output_padding)
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool2d(input: Tensor, kernel_size: Union[int, Sequence[int]],
+               stride: Union[int, Sequence[int], None] = None, padding: Union[int, Sequence[int]] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
     # the binding's signature says stride=None where the schema says stride=[]
     return get_packet("avg_pool2d")(input, kernel_size, [] if stride is None else stride, padding,
                                     ceil_mode, count_include_pad, divisor_override)
 
 
-def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+def avg_pool1d(input: Tensor, kernel_size: Union[int, Sequence[int]],
+               stride: Union[int, Sequence[int], None] = None, padding: Union[int, Sequence[int]] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     return get_packet("avg_pool1d")(input, kernel_size, [] if stride is None else stride, padding,
                                     ceil_mode, count_include_pad)
 
 
-def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool3d(input: Tensor, kernel_size: Union[int, Sequence[int]],
+               stride: Union[int, Sequence[int], None] = None, padding: Union[int, Sequence[int]] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
     return get_packet("avg_pool3d")(input, kernel_size, [] if stride is None else stride, padding,
                                     ceil_mode, count_include_pad, divisor_override)

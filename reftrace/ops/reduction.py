@@ -16,10 +16,12 @@ Overloads are registered in the order torch's Python argument parser tries them 
 "expected one of" message lists): ``x.std()`` reaches ``std.correction``, ``x.std(0)`` ``std.dim``.
 """
 
+from typing import Optional, Sequence, Union
+
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import _fresh, _strided, _wrap_dim
+from .._tensor import Tensor, _fresh, _strided, _wrap_dim
 from .._frames import python_level, warn_at_caller
 from ._iter import empty_strided_array, output_strides
 from ._pointwise_helpers import binary
@@ -496,7 +498,9 @@ derivatives(op("norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype
 
 
 @python_level  # torch.norm is Python: the tracer names its input `input` (defect D19)
-def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+def norm(input: Tensor, p: Union[float, str, None] = "fro",
+         dim: Union[int, Sequence[int], None] = None, keepdim: bool = False,
+         out: Optional[Tensor] = None, dtype: Optional[D.dtype] = None) -> Tensor:
     """torch.norm (torch/functional.py), which Tensor.norm calls: a Python function, so a trace
     records what it calls, ``aten::linalg_vector_norm``. Matrix norms ('nuc', 'fro' over more
     than two dims) are not implemented."""

@@ -6,8 +6,11 @@ then each child's under "<child name>.", in ``_modules`` order. Loading copies v
 With strict=True, every key must match; the errors are collected and raised together, in
 torch's words.
 """
+from __future__ import annotations
+
 import functools
 import itertools
+from typing import Any
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -41,7 +44,8 @@ class _StateDictMixin:
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
 
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+    def state_dict(self, *args: Any, destination: Any = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
         """Parameters and persistent buffers by dotted name, in named_modules order; detached
         (sharing data) unless keep_vars."""
         if args:
@@ -168,7 +172,8 @@ class _StateDictMixin:
                     elif input_name[0] not in local_state:
                         unexpected_keys.append(key)
 
-    def load_state_dict(self, state_dict, strict=True, assign=False):
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []

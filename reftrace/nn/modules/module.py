@@ -24,10 +24,15 @@ tracer refuses a module with backward hooks, as torch does.
 Not modelled: the state-dict ``_metadata``/``_version`` (reftrace's state dicts are plain
 OrderedDicts), compile, lazy modules.
 """
+from __future__ import annotations
+
 import functools
 import warnings
 import weakref
 from collections import OrderedDict
+from typing import Any, Callable, Iterator, Optional, Union
+
+from typing_extensions import Self
 
 from ..._dispatch import STATE
 from ..._tensor import Tensor
@@ -148,9 +153,14 @@ def _forward_unimplemented(self, *input):
 
 class Module(_StateDictMixin):
     training: bool
+    # the attribute stores (declared for checkers, as torch declares them; __init__ creates them)
+    _parameters: dict[str, Optional[Parameter]]
+    _buffers: dict[str, Optional[Tensor]]
+    _non_persistent_buffers_set: set[str]
+    _modules: dict[str, Optional[Module]]
     call_super_init = False
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if self.call_super_init is False and kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
                             f"'{next(iter(kwargs))}'")
@@ -175,10 +185,11 @@ class Module(_StateDictMixin):
         if self.call_super_init:
             super().__init__(*args, **kwargs)
 
-    forward = _forward_unimplemented
+    # (typed as torch types it: any signature may override it)
+    forward: Callable[..., Any] = _forward_unimplemented
 
     # -- registration ----------------------------------------------------------------------------
-    def register_buffer(self, name, tensor, persistent=True):
+    def register_buffer(self, name: str, tensor: Optional[Tensor], persistent: bool = True) -> None:
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         elif not isinstance(name, str):
@@ -198,7 +209,7 @@ class Module(_StateDictMixin):
         else:
             self._non_persistent_buffers_set.add(name)
 
-    def register_parameter(self, name, param):
+    def register_parameter(self, name: str, param: Optional[Parameter]) -> None:
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         elif not isinstance(name, str):
@@ -215,7 +226,7 @@ class Module(_StateDictMixin):
         # (torch also refuses non-leaf tensors here; every reftrace tensor is a leaf)
         self._parameters[name] = param
 
-    def add_module(self, name, module):
+    def add_module(self, name: str, module: Optional[Module]) -> None:
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         elif not isinstance(name, str):
@@ -228,10 +239,10 @@ class Module(_StateDictMixin):
             raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
 
-    def register_module(self, name, module):
+    def register_module(self, name: str, module: Optional[Module]) -> None:
         self.add_module(name, module)
 
-    def get_submodule(self, target):
+    def get_submodule(self, target: str) -> Module:
         if target == "":
             return self
         mod = self
@@ -243,7 +254,7 @@ class Module(_StateDictMixin):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
-    def get_parameter(self, target):
+    def get_parameter(self, target: str) -> Parameter:
         module_path, _, param_name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, param_name):
@@ -253,7 +264,7 @@ class Module(_StateDictMixin):
             raise AttributeError("`" + param_name + "` is not an nn.Parameter")
         return param
 
-    def get_buffer(self, target):
+    def get_buffer(self, target: str) -> Tensor:
         module_path, _, buffer_name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, buffer_name):
@@ -263,14 +274,14 @@ class Module(_StateDictMixin):
         return getattr(mod, buffer_name)
 
     # -- attribute routing -----------------------------------------------------------------------
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Union[Tensor, Module]:
         d = self.__dict__
         for store in ("_parameters", "_buffers", "_modules"):
             if store in d and name in d[store]:
                 return d[store][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         def remove_from(*dicts_or_sets):
             for d in dicts_or_sets:
                 if name in d:
@@ -568,7 +579,7 @@ class Module(_StateDictMixin):
         # ported from torch (F.softmax's _stacklevel=5) point at the same frame as in torch
         return self._call_impl(*args, **kwargs)
 
-    __call__ = _wrapped_call_impl
+    __call__: Callable[..., Any] = _wrapped_call_impl
 
     # -- iteration -------------------------------------------------------------------------------
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
@@ -584,34 +595,37 @@ class Module(_StateDictMixin):
                     memo.add(v)
                 yield module_prefix + ("." if module_prefix else "") + k, v
 
-    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         yield from self._named_members(lambda m: m._parameters.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
 
-    def parameters(self, recurse=True):
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 
-    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
         yield from self._named_members(lambda m: m._buffers.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
 
-    def buffers(self, recurse=True):
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
 
-    def named_children(self):
+    def named_children(self) -> Iterator[tuple[str, Module]]:
         memo = set()
         for name, module in self._modules.items():
             if module is not None and module not in memo:
                 memo.add(module)
                 yield name, module
 
-    def children(self):
+    def children(self) -> Iterator[Module]:
         for _, module in self.named_children():
             yield module
 
-    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+    def named_modules(self, memo: Optional[set[Module]] = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
         """Pre-order: this module, then each child's subtree; a shared module once (by default)."""
         if memo is None:
             memo = set()
@@ -625,12 +639,12 @@ class Module(_StateDictMixin):
                 submodule_prefix = prefix + ("." if prefix else "") + name
                 yield from module.named_modules(memo, submodule_prefix, remove_duplicate)
 
-    def modules(self, remove_duplicate=True):
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
         for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
     # -- modes and conversions -------------------------------------------------------------------
-    def train(self, mode=True):
+    def train(self, mode: bool = True) -> Self:
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -638,15 +652,15 @@ class Module(_StateDictMixin):
             module.train(mode)
         return self
 
-    def eval(self):
+    def eval(self) -> Self:
         return self.train(False)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad: bool = True) -> Self:
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         for p in self.parameters():
             if p.grad is not None:
                 if set_to_none:
@@ -655,7 +669,7 @@ class Module(_StateDictMixin):
                     p.grad.requires_grad_(False)
                     p.grad.zero_()
 
-    def apply(self, fn):
+    def apply(self, fn: Callable[[Module], None]) -> Self:
         """fn(module) on every submodule (children first), then on self."""
         for module in self.children():
             module.apply(fn)
@@ -682,25 +696,25 @@ class Module(_StateDictMixin):
                 self._buffers[key] = fn(buf)
         return self
 
-    def cpu(self):
+    def cpu(self) -> Self:
         return self._apply(lambda t: t.cpu())
 
-    def cuda(self, device=None):
+    def cuda(self, device: Any = None) -> Self:
         return self._apply(lambda t: t.cuda(device))
 
-    def type(self, dst_type):
+    def type(self, dst_type: Any) -> Self:
         return self._apply(lambda t: t.type(dst_type))
 
-    def float(self):
+    def float(self) -> Self:
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
-    def double(self):
+    def double(self) -> Self:
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
-    def half(self):
+    def half(self) -> Self:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
-    def to(self, *args, **kwargs):
+    def to(self, *args: Any, **kwargs: Any) -> Self:
         """to(device), to(dtype), to(tensor), to(device, dtype): floating point (and complex)
         tensors take the dtype, integral ones (num_batches_tracked) keep theirs."""
         device, dtype, non_blocking = _parse_to(*args, **kwargs)
@@ -725,7 +739,7 @@ class Module(_StateDictMixin):
     def _get_name(self):
         return self.__class__.__name__
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         """The text inside the parentheses of this module's repr line (layers override it)."""
         return ""
 
