@@ -24,6 +24,12 @@ def load_file(path):
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     try:
         spec.loader.exec_module(module)
+    except ModuleNotFoundError as e:  # a torch program on a machine without torch
+        if e.name == "torch" or (e.name or "").startswith("torch."):
+            raise UsageError(f"{path} imports {e.name}, which is not installed: reftrace traces "
+                             "programs written against reftrace; write `import reftrace as "
+                             "torch` instead of `import torch`") from None
+        raise
     finally:
         sys.path.pop(0)
     return module
@@ -75,11 +81,29 @@ def resolve(module, path, name):
     return target, inputs, check, kwarg_inputs
 
 
+def _from_torch(value):
+    """Whether ``value`` is real torch, one of its modules, or a class (or an instance of a class)
+    defined by it or derived from one (``class Net(torch.nn.Module)``). A class counts only if
+    torch's module really holds it: reftrace's own ``FloatTensor`` says ``__module__ = "torch"``."""
+    if type(value).__name__ == "module":
+        return value.__name__ == "torch" or value.__name__.startswith("torch.")
+    owner = value if isinstance(value, type) else type(value)
+    for cls in getattr(owner, "__mro__", ()):
+        where = getattr(cls, "__module__", "") or ""
+        if (where == "torch" or where.startswith("torch.")) and \
+                getattr(sys.modules.get(where), cls.__name__, None) is cls:
+            return True
+    return False
+
+
 def _check_torch_import(module, path):
-    """A file written with `import torch` hands reftrace torch tensors, which the tracer cannot
-    type; say what to change instead of 'Tracer cannot infer type of (tensor(1.), ...)'."""
-    torch = sys.modules.get("torch")
-    if torch is None or getattr(torch, "__name__", "") != "torch" or vars(module).get("torch") is not torch:
+    """A file written with `import torch` (or `from torch import nn`) builds torch objects, which
+    reftrace's tracer never sees: a module made of torch layers records nothing, torch tensors
+    cannot be typed. Say what to change instead of failing deep inside the tracer."""
+    if "torch" not in sys.modules:
         return
-    raise UsageError(f"{path} imports torch; python -m reftrace traces programs written against "
-                     "reftrace: write `import reftrace as torch` instead of `import torch`")
+    used = sorted(k for k, v in vars(module).items() if not k.startswith("__") and _from_torch(v))
+    if used:
+        raise UsageError(f"{path} imports torch ({', '.join(used)} come from torch, not reftrace): "
+                         "reftrace traces programs written against reftrace; write `import "
+                         "reftrace as torch` instead of `import torch`")

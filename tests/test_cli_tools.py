@@ -300,3 +300,24 @@ def test_json_carries_the_specialisation_report():
     kinds = [s["kind"] for s in doc["specializations"]]
     assert kinds[0] == "bool" and "branch" in kinds
     assert doc["specializations"][0]["line"] == 19 and "torch.where" in doc["specializations"][0]["fix"]
+
+
+def test_a_torch_program_without_torch_installed_is_told_what_to_write(tmp_path):
+    hidden = tmp_path / "notorch" / "torch"
+    hidden.mkdir(parents=True)  # a torch package that is not there: `import torch` fails by name
+    (hidden / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n")
+    path = tmp_path / "m.py"
+    path.write_text("import torch\nmodel = torch.nn.Linear(2, 2)\nEXAMPLE_INPUTS = torch.ones(1, 2)\n")
+    env = dict(ENV, PYTHONPATH=os.pathsep.join([str(tmp_path / "notorch"), ROOT]))
+    result = cli("trace", str(path), env=env)
+    assert result.returncode == 2
+    assert "imports torch, which is not installed" in result.stderr
+    assert "write `import reftrace as torch`" in result.stderr
+
+
+def test_layers_from_torch_are_named(tmp_path):
+    torch_or_skip()
+    path = program(tmp_path, "from torch import nn\nmodel = nn.Linear(2, 2)\nEXAMPLE_INPUTS = torch.ones(1, 2)\n")
+    result = cli("trace", path)
+    assert result.returncode == 2
+    assert "imports torch (model, nn come from torch, not reftrace)" in result.stderr
