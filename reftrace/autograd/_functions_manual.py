@@ -572,6 +572,27 @@ def to_args_scalartypes(tensors):
     return [t.dtype for t in tensors]
 
 
+def sinc_backward(grad, self):
+    """d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2); 0 at x = 0."""
+    self_pi = self * M_PI
+    self_squared_pi = self * self * M_PI
+    out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi).conj()
+    return _rt.where(self_squared_pi == 0.0, _rt.zeros_like(out), out)
+
+
+def block_diag_backward(grad, sizes, dtypes):
+    """Each input's block of grad (a 0-d input's 1x1 block, a 1-d input's one row)."""
+    out = []
+    r = c = 0
+    for shape, dtype in zip(sizes, dtypes):
+        h, w = (1, 1) if len(shape) == 0 else (1, shape[0]) if len(shape) == 1 else shape
+        g = grad.slice(0, r, r + h).slice(1, c, c + w)
+        g = handle_r_to_c(dtype, g.reshape(list(shape)) if len(shape) < 2 else g)
+        out.append(g)
+        r, c = r + h, c + w
+    return out
+
+
 def TensorGeometry(t):
     return (tuple(t.shape), tuple(t.stride()), t.storage_offset())
 

@@ -1,0 +1,73 @@
+"""The variadic wrappers torch/functional.py puts over ATen ops of the shape family:
+atleast_{1,2,3}d, block_diag, cartesian_prod, meshgrid, broadcast_shapes (each passes its
+``*tensors`` on as one ``Tensor[]``, as torch's do)."""
+from ._frames import python_level
+from .ops import get_packet
+
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod", "meshgrid",
+           "broadcast_shapes"]
+
+
+def _atleast(name):
+    @python_level
+    def fn(*tensors):
+        if len(tensors) == 1:
+            tensors = tensors[0]
+        return get_packet(name)(list(tensors) if isinstance(tensors, (list, tuple)) else tensors)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}(*tensors) (torch/functional.py)"
+    return fn
+
+
+atleast_1d = _atleast("atleast_1d")
+atleast_2d = _atleast("atleast_2d")
+atleast_3d = _atleast("atleast_3d")
+
+
+@python_level
+def block_diag(*tensors):
+    """torch.block_diag(*tensors): aten::block_diag of the list."""
+    return get_packet("block_diag")(list(tensors))
+
+
+@python_level
+def cartesian_prod(*tensors):
+    """torch.cartesian_prod(*tensors): aten::cartesian_prod of the list."""
+    return get_packet("cartesian_prod")(list(tensors))
+
+
+@python_level
+def meshgrid(*tensors, indexing=None):
+    """torch.meshgrid(*tensors, indexing=None): aten::meshgrid (aten::meshgrid.indexing when
+    ``indexing`` is given)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    kwargs = {} if indexing is None else {"indexing": indexing}
+    return get_packet("meshgrid")(list(tensors), **kwargs)
+
+
+@python_level
+def broadcast_shapes(*shapes):
+    """torch.broadcast_shapes(*shapes) -> Size (torch._refs._broadcast_shapes, its messages)."""
+    from ._tensor import Size
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    if not shapes:
+        return Size([])
+    for s in shapes:
+        if not isinstance(s, (list, tuple)):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list of "
+                               f"ints, got {s}")
+    common = [1] * max(len(s) for s in shapes)
+    for arg, s in enumerate(shapes):
+        for i in range(-1, -1 - len(s), -1):
+            if s[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if s[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = s[i]
+            if s[i] != 1 and common[i] != s[i]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at {i}! "
+                                   f"Mismatching argument at index {arg} had {s}; but expected "
+                                   f"shape should be broadcastable to {common}")
+    return Size(common)
