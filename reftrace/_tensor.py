@@ -217,15 +217,6 @@ class Tensor:
             return PACKETS["aten::conj"](self)
         raise NotImplementedError("conj of a complex tensor is not implemented in reftrace yet")
 
-    def sgn(self):
-        """torch's Tensor.sgn: sign for real dtypes (x / |x| for complex ones)."""
-        if not self.dtype.is_complex:
-            return self.sign()
-        from .ops import PACKETS
-        if "aten::sgn" in PACKETS:
-            return PACKETS["aten::sgn"](self)
-        raise NotImplementedError("sgn of a complex tensor is not implemented in reftrace yet")
-
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)

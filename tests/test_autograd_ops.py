@@ -50,11 +50,11 @@ KNOWN_GAPS = {
     "norm": "torch's gradient of a zero-norm input is a ZeroTensor torch cannot export",
     "diag": "reftrace's diag is one op; torch's is diag_embed/diagonal (DiagEmbedBackward0)",
     "as_strided": "as_strided of overlapping views: torch's as_strided_backward is not ported",
+    "sgn": "torch's sgn backward of a real input yields a ZeroTensor torch cannot export",
     "as_strided_scatter": "torch's as_strided_scatter_backward is not ported",
     "nn.functional.pad": "circular padding has no derivative yet",
     "nn.functional.interpolate": "interpolate's area mode on 3-d input is not implemented",
     "nn.functional.bilinear": "torch decomposes bilinear into _trilinear; not ported",
-    "sgn": "reftrace has no sgn op (Tensor.sgn is sign for real dtypes)",
     "cdouble": "reftrace has no complex real()/conj ops yet",
     "cfloat": "reftrace has no complex real()/conj ops yet",
     # the nn layers' ops whose gradients are not torch's yet (issue 9's list of what is left)

@@ -580,6 +580,22 @@ def sinc_backward(grad, self):
     return _rt.where(self_squared_pi == 0.0, _rt.zeros_like(out), out)
 
 
+def copysign_tensor_self_backward(grad, self, result):
+    ratio = result / self
+    ratio.masked_fill_(self == 0, 0)
+    return grad * ratio
+
+
+def infinitely_differentiable_logit_backward(grad, self, eps):
+    """logit's backward written with differentiable ops (used with grad mode on)."""
+    if eps is not None:
+        lo, hi = eps, 1.0 - eps
+        return _rt.where(_rt.logical_and(self >= lo, self <= hi), grad / (self * (1.0 - self)),
+                         _rt.zeros_like(self))
+    return _rt.where(_rt.logical_and(self >= 0.0, self <= 1.0), grad / (self * (1.0 - self)),
+                     _rt.full_like(self, float("nan")))
+
+
 def block_diag_backward(grad, sizes, dtypes):
     """Each input's block of grad (a 0-d input's 1x1 block, a 1-d input's one row)."""
     out = []
