@@ -5,7 +5,7 @@ from ._frames import python_level
 from .ops import get_packet
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod", "meshgrid",
-           "broadcast_shapes"]
+           "broadcast_shapes", "nonzero", "unique", "unique_consecutive"]
 
 
 def _atleast(name):
@@ -71,3 +71,80 @@ def broadcast_shapes(*shapes):
                                    f"Mismatching argument at index {arg} had {s}; but expected "
                                    f"shape should be broadcastable to {common}")
     return Size(common)
+
+
+def nonzero(input, *, out=None, as_tuple=False):
+    """torch.nonzero / Tensor.nonzero (python_torch_functions_manual.cpp, C++ in torch: no
+    caller frame of its own): ``as_tuple=True`` is aten::nonzero_numpy, one index tensor per
+    dimension."""
+    if as_tuple:
+        if out is not None:
+            raise RuntimeError("nonzero(): as_tuple=True is not supported with out=")
+        return tuple(get_packet("nonzero_numpy")(input))
+    return get_packet("nonzero")(input) if out is None else get_packet("nonzero")(input, out=out)
+
+
+def _install_nonzero_method():
+    from ._tensor import Tensor
+
+    def method(self, *, out=None, as_tuple=False):
+        return nonzero(self, out=out, as_tuple=as_tuple)
+    method.__name__ = "nonzero"
+    method.__qualname__ = "Tensor.nonzero"
+    Tensor.nonzero = method
+
+
+_install_nonzero_method()
+
+
+def _unique_result(output, inverse, counts, return_inverse, return_counts):
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse:
+        return output, inverse
+    if return_counts:
+        return output, counts
+    return output
+
+
+@python_level
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique (torch/functional.py): aten::unique_dim with a dim, else aten::_unique2."""
+    if dim is not None:
+        r = get_packet("unique_dim")(input, dim, sorted=sorted, return_inverse=return_inverse,
+                                     return_counts=return_counts)
+    else:
+        r = get_packet("_unique2")(input, sorted=sorted, return_inverse=return_inverse,
+                                   return_counts=return_counts)
+    return _unique_result(*r, return_inverse, return_counts)
+
+
+@python_level
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique_consecutive (torch/functional.py): aten::unique_consecutive."""
+    r = get_packet("unique_consecutive")(input, return_inverse=return_inverse,
+                                         return_counts=return_counts, dim=dim)
+    return _unique_result(*r, return_inverse, return_counts)
+
+
+def _install_unique_methods():
+    # torch/_tensor.py: Tensor.unique / unique_consecutive call the torch functions
+    from ._tensor import Tensor
+
+    @python_level
+    def unique_method(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return unique(self, sorted=sorted, return_inverse=return_inverse,
+                      return_counts=return_counts, dim=dim)
+
+    @python_level
+    def unique_consecutive_method(self, return_inverse=False, return_counts=False, dim=None):
+        return unique_consecutive(self, return_inverse=return_inverse,
+                                  return_counts=return_counts, dim=dim)
+    unique_method.__name__, unique_method.__qualname__ = "unique", "Tensor.unique"
+    unique_consecutive_method.__name__ = "unique_consecutive"
+    unique_consecutive_method.__qualname__ = "Tensor.unique_consecutive"
+    Tensor.unique = unique_method
+    Tensor.unique_consecutive = unique_consecutive_method
+
+
+_install_unique_methods()

@@ -596,6 +596,10 @@ def infinitely_differentiable_logit_backward(grad, self, eps):
                      _rt.full_like(self, float("nan")))
 
 
+def take_backward(grad, self, indices):
+    return _rt.zeros_like(self).put_(indices, grad, True)
+
+
 def block_diag_backward(grad, sizes, dtypes):
     """Each input's block of grad (a 0-d input's 1x1 block, a 1-d input's one row)."""
     out = []
