@@ -5,7 +5,8 @@ from ._frames import python_level
 from .ops import get_packet
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod", "meshgrid",
-           "broadcast_shapes", "nonzero", "unique", "unique_consecutive"]
+           "broadcast_shapes", "nonzero", "unique", "unique_consecutive",
+           "tensordot"]
 
 
 def _atleast(name):
@@ -148,3 +149,39 @@ def _install_unique_methods():
 
 
 _install_unique_methods()
+
+
+@python_level
+def tensordot(a, b, dims=2, out=None):
+    """torch.tensordot (torch/functional.py): ``dims`` (an int, a pair of lists, or a tensor)
+    becomes aten::tensordot's two dim lists."""
+    from ._tensor import Tensor
+    if not isinstance(dims, (tuple, list, Tensor, int)):
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
+    dims_a, dims_b = [], []
+    if isinstance(dims, (tuple, list)):
+        dims_a, dims_b = dims
+    if isinstance(dims, Tensor):
+        if dims.numel() > 1:
+            if dims.size()[0] != 2:
+                raise AssertionError(f"dims tensor must have size 2 in first dimension, got {dims.size()[0]}")
+            dims_a, dims_b = dims[0].tolist(), dims[1].tolist()
+        else:
+            n = int(dims.item())
+            if n < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims_a, dims_b = list(range(-n, 0)), list(range(n))
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    if isinstance(dims_a, int):
+        dims_a = [dims_a]
+    if isinstance(dims_b, int):
+        dims_b = [dims_b]
+    if out is None:
+        return get_packet("tensordot")(a, b, list(dims_a), list(dims_b))
+    return get_packet("tensordot")(a, b, list(dims_a), list(dims_b), out=out)

@@ -600,6 +600,59 @@ def take_backward(grad, self, indices):
     return _rt.zeros_like(self).put_(indices, grad, True)
 
 
+def nansum_backward(grad, self, dims, keepdim):
+    return sum_backward(grad, self.shape, dims, keepdim) * self.isnan().logical_not()
+
+
+def aminmax_backward(self, dim, keepdim, grad_min, grad_max, min, max):
+    dims = [dim] if dim is not None else []
+    grad_input = _rt.zeros_like(self)
+    if grad_min is not None:
+        min_reduced = restore_reduced_dims(min, dims, keepdim)
+        grad_input = grad_input + scale_grad_by_count(
+            restore_reduced_dims(grad_min, dims, keepdim), self == min_reduced, dims)
+    if grad_max is not None:
+        max_reduced = restore_reduced_dims(max, dims, keepdim)
+        grad_input = grad_input + scale_grad_by_count(
+            restore_reduced_dims(grad_max, dims, keepdim), self == max_reduced, dims)
+    return grad_input
+
+
+def std_mean_backward(grad_std, grad_mean, self, std, dim, correction, keepdim):
+    grad = std_backward(std, grad_std, self, dim, correction, keepdim) if grad_std is not None else None
+    if grad_mean is not None:
+        gmean = mean_backward(grad_mean, self.shape, dim if dim is not None else [], self.numel(), keepdim)
+        grad = gmean if grad is None else grad + gmean
+    return grad
+
+
+def var_mean_backward(gvar, gmean, self, dim, correction, keepdim):
+    gself = var_backward(gvar, self, dim, correction, keepdim) if gvar is not None else None
+    if gmean is not None:
+        aux = mean_backward(gmean, self.shape, dim if dim is not None else [], self.numel(), keepdim)
+        gself = aux if gself is None else gself + aux
+    return gself
+
+
+def logcumsumexp_backward(grad, self, result, dim):
+    """FunctionsManual.cpp (real case): the positive and negative parts of grad summed in log
+    space, from the end (tensorflow's stable formulation, as torch)."""
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+
+    def reverse_logcumsumexp(x):
+        return _rt.flip(_rt.logcumsumexp(_rt.flip(x, [dim]), dim), [dim])
+    import numpy  # (std::numeric_limits<scalar_t>::lowest())
+    lowest = float(numpy.finfo(grad.dtype.np).min)
+    grad_min = _rt.full_like(grad, lowest)
+    log_abs_grad = grad.abs().log()
+    log_grad_positive = _rt.where(grad > 0, log_abs_grad, grad_min)
+    log_grad_negative = _rt.where(grad < 0, log_abs_grad, grad_min)
+    output_pos = (reverse_logcumsumexp(log_grad_positive - result) + self).exp()
+    output_neg = (reverse_logcumsumexp(log_grad_negative - result) + self).exp()
+    return output_pos - output_neg
+
+
 def block_diag_backward(grad, sizes, dtypes):
     """Each input's block of grad (a 0-d input's 1x1 block, a 1-d input's one row)."""
     out = []
