@@ -6,7 +6,7 @@ from .ops import get_packet
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod", "meshgrid",
            "broadcast_shapes", "nonzero", "unique", "unique_consecutive",
-           "tensordot"]
+           "tensordot", "einsum"]
 
 
 def _atleast(name):
@@ -185,3 +185,40 @@ def tensordot(a, b, dims=2, out=None):
     if out is None:
         return get_packet("tensordot")(a, b, list(dims_a), list(dims_b))
     return get_packet("tensordot")(a, b, list(dims_a), list(dims_b), out=out)
+
+
+def _sublist_letters(sub):
+    out = []
+    for s in sub:
+        if s is Ellipsis:
+            out.append("...")
+        elif isinstance(s, int) and 0 <= s < 52:
+            out.append(chr(ord("a") + s) if s < 26 else chr(ord("A") + s - 26))
+        else:
+            raise ValueError("subscript in subscript list is not within the valid range [0, 52)")
+    return "".join(out)
+
+
+@python_level
+def einsum(*args):
+    """torch.einsum (torch/functional.py): the equation form, the operands-as-a-list form and
+    the sublist form (operand, [0, 1], operand, [1, 2], [0, 2]) all become aten::einsum."""
+    from ._tensor import Tensor
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        ops, subs = list(args[0::2]), list(args[1::2])
+        out = None
+        if len(args) % 2 == 1:
+            out = args[-1]
+            ops = ops[:-1]
+        equation = ",".join(_sublist_letters(s) for s in subs[:len(ops)])
+        if out is not None:
+            equation += "->" + _sublist_letters(out)
+        operands = ops
+    else:
+        equation, operands = args[0], list(args[1:])
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        return einsum(equation, *operands[0])
+    return get_packet("einsum")(equation, list(operands))

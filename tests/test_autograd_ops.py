@@ -54,6 +54,7 @@ KNOWN_GAPS = {
     "scatter_reduce": "torch's scatter_reduce_backward is not ported",
     "index_reduce": "torch's index_reduce_backward is not ported",
     "renorm": "torch's renorm_backward is not ported",
+    "einsum": "einsum's decomposition (sumproduct_pair: permute / bmm / view) is not ported",
     "as_strided_scatter": "torch's as_strided_scatter_backward is not ported",
     "nn.functional.pad": "circular padding has no derivative yet",
     "nn.functional.interpolate": "interpolate's area mode on 3-d input is not implemented",

@@ -484,3 +484,27 @@ def renorm(self, p, dim, maxnorm):
 
 
 # (no derivatives yet: torch's renorm_backward is not ported)
+
+
+# -- einsum -----------------------------------------------------------------------------------------
+
+@op("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor")
+def einsum(equation, tensors, path):
+    # NumPy's einsum computes the values; torch's sumproduct_pair decomposition (permute / bmm)
+    # is what autograd would record, which is not ported (no derivatives yet)
+    from .._promotion import result_type
+    eq = equation.replace(" ", "")
+    if not tensors:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    dt = tensors[0].dtype
+    for t in tensors[1:]:
+        if t.dtype != dt:
+            dt = result_type(*tensors)
+            break
+    wide = np.float32 if dt == D.float16 else dt.np
+    arrays = [t._array.astype(wide, copy=False) for t in tensors]
+    try:
+        r = np.einsum(eq, *arrays, optimize=len(arrays) > 2)
+    except ValueError as e:
+        raise RuntimeError(f"einsum(): {e}") from None
+    return _fresh(np.array(r, dtype=dt.np, order="C"), dt, tensors[0].device)
