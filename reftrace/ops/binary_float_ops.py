@@ -84,21 +84,24 @@ def float_power_scalar(self, exponent):
     return _P("pow")(complex(self) if dt.is_complex else float(self), exponent.to(dt))
 
 
-@decomposed("float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", variants=("method",))
-def float_power__tensor(self, exponent):
+def _float_power_inplace_dtype(self, exponent):
+    """float_power_ computes in double: only a double (complex double) base can hold it."""
     dt = _float_power_dtype(self, exponent)
     if self.dtype != dt:
         raise RuntimeError(f"the base given to float_power_ has dtype {_cpp_name(self.dtype)} but the "
                            f"operation's result requires dtype {_cpp_name(dt)}")
+    return dt
+
+
+@decomposed("float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", variants=("method",))
+def float_power__tensor(self, exponent):
+    dt = _float_power_inplace_dtype(self, exponent)
     return self.pow_(exponent.to(dt))
 
 
 @decomposed("float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", variants=("method",))
 def float_power__scalar(self, exponent):
-    dt = _float_power_dtype(self, exponent)
-    if self.dtype != dt:
-        raise RuntimeError(f"the base given to float_power_ has dtype {_cpp_name(self.dtype)} but the "
-                           f"operation's result requires dtype {_cpp_name(dt)}")
+    dt = _float_power_inplace_dtype(self, exponent)
     return self.pow_(complex(exponent) if dt.is_complex else float(exponent))
 
 

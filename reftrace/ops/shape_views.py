@@ -11,6 +11,9 @@ from .shape import _narrow, _restride
 def _strided_view(self, first, shape, strides):
     """A view of self starting at element ``first`` (an index tuple, or None: the first one)."""
     a = self._array
+    if not a.size:  # nothing to read: an empty view (or a restrided one of the empty array)
+        return _view_of(self, a.reshape(-1)[:0].reshape(shape) if 0 in shape else
+                        _restride(a, tuple(shape), strides), strides)
     start = a[first] if first is not None else a  # (as_strided reads from its first element)
     arr = xp_of(self).lib.stride_tricks.as_strided(
         start, tuple(shape), tuple(s * a.itemsize for s in strides))
@@ -36,9 +39,6 @@ def diagonal(self, offset, dim1, dim2):
         idx[d1] = slice(max(-offset, 0), None)
         idx[d2] = slice(max(offset, 0), None)
         first = tuple(idx)
-    if not a.size:
-        return _view_of(self, a.reshape(-1)[:0].reshape(shape) if 0 in shape else
-                        _restride(a, tuple(shape), strides), strides)
     return _strided_view(self, first, shape, strides)
 
 
@@ -73,9 +73,6 @@ def unfold(self, dimension, size, step):
     shape[d] = (shape[d] - size) // step + 1
     shape.append(size)
     strides = st[:d] + [st[d] * step] + st[d + 1:] + [st[d]]
-    if not a.size:
-        return _view_of(self, a.reshape(-1)[:0].reshape(shape) if 0 in shape else
-                        _restride(a, tuple(shape), strides), strides)
     return _strided_view(self, None, shape, strides)
 
 
