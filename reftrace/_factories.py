@@ -26,7 +26,7 @@ from .ops._registry import NoMatch, OpOverload, _invalid_arguments
 from .ops.casts import check_device
 
 _FACTORIES = ["zeros", "ones", "full", "empty", "empty_strided", "eye", "arange", "linspace",
-              "scalar_tensor"]
+              "scalar_tensor", "empty_permuted"]
 _LIKES = ["zeros_like", "ones_like", "full_like", "empty_like"]
 __all__ = _FACTORIES + _LIKES
 
@@ -190,7 +190,8 @@ _CAST_METHODS = {"float": D.float32, "double": D.float64, "half": D.float16, "lo
 def _install_methods():
     methods = {"to": to, "cpu": cpu, "cuda": cuda, "type": type, "new_tensor": new_tensor}
     methods.update({n: _cast_method(n, d) for n, d in _CAST_METHODS.items()})
-    methods.update({n: _new_method(n) for n in ("new_zeros", "new_ones", "new_full", "new_empty")})
+    methods.update({n: _new_method(n) for n in ("new_zeros", "new_ones", "new_full", "new_empty",
+                                                      "new_empty_strided")})
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
 

@@ -87,7 +87,7 @@ OPERATORS = {
     "__add__": _binary("add"), "__radd__": _binary("add"), "__iadd__": _binary("add_"),
     "__sub__": _binary("sub"), "__rsub__": _python_level_binary("rsub"), "__isub__": _binary("sub_"),
     "__mul__": _binary("mul"), "__rmul__": _binary("mul"), "__imul__": _binary("mul_"),
-    "__truediv__": _binary("div"), "__rtruediv__": _rtruediv, "__itruediv__": _binary("div_"),
+    "__truediv__": _binary("div"), "__rtruediv__": _rtruediv, "__rdiv__": _rtruediv, "__itruediv__": _binary("div_"),
     "__floordiv__": _python_level_binary("floor_divide"),
     "__rfloordiv__": _python_level_binary("floor_divide", swap=True),
     "__ifloordiv__": _binary("floor_divide_"),

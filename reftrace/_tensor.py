@@ -251,15 +251,6 @@ class Tensor(_TensorMethods):
             return PACKETS["aten::conj"](self)
         raise NotImplementedError("conj of a complex tensor is not implemented in reftrace yet")
 
-    def sgn(self) -> Tensor:
-        """torch's Tensor.sgn: sign for real dtypes (x / |x| for complex ones)."""
-        if not self.dtype.is_complex:
-            return self.sign()
-        from .ops import PACKETS
-        if "aten::sgn" in PACKETS:
-            return PACKETS["aten::sgn"](self)
-        raise NotImplementedError("sgn of a complex tensor is not implemented in reftrace yet")
-
     def backward(self, gradient: Optional[Tensor] = None, retain_graph: Optional[bool] = None,
                  create_graph: bool = False,
                  inputs: Union[Tensor, Sequence[Tensor], None] = None) -> None:

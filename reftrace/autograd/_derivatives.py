@@ -82,6 +82,10 @@ def node_name(op):
     if name is None and op.is_inplace:
         base = op.schema.name.split("::")[1].rstrip("_")
         name = NODE_NAMES.get(base + ("." + op.overload if op.overload else ""))
+    if name is None and base.endswith("_copy"):
+        # a view-copy op (permute_copy) has its view's node, suffixed: PermuteBackward0_copy
+        view = NODE_NAMES.get(base[:-5] + ("." + op.overload if op.overload else ""))
+        name = view and view + "_copy"
     return name
 
 

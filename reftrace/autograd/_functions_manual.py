@@ -572,6 +572,100 @@ def to_args_scalartypes(tensors):
     return [t.dtype for t in tensors]
 
 
+def sinc_backward(grad, self):
+    """d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2); 0 at x = 0."""
+    self_pi = self * M_PI
+    self_squared_pi = self * self * M_PI
+    out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi).conj()
+    return _rt.where(self_squared_pi == 0.0, _rt.zeros_like(out), out)
+
+
+def copysign_tensor_self_backward(grad, self, result):
+    ratio = result / self
+    ratio.masked_fill_(self == 0, 0)
+    return grad * ratio
+
+
+def infinitely_differentiable_logit_backward(grad, self, eps):
+    """logit's backward written with differentiable ops (used with grad mode on)."""
+    if eps is not None:
+        lo, hi = eps, 1.0 - eps
+        return _rt.where(_rt.logical_and(self >= lo, self <= hi), grad / (self * (1.0 - self)),
+                         _rt.zeros_like(self))
+    return _rt.where(_rt.logical_and(self >= 0.0, self <= 1.0), grad / (self * (1.0 - self)),
+                     _rt.full_like(self, float("nan")))
+
+
+def take_backward(grad, self, indices):
+    return _rt.zeros_like(self).put_(indices, grad, True)
+
+
+def nansum_backward(grad, self, dims, keepdim):
+    return sum_backward(grad, self.shape, dims, keepdim) * self.isnan().logical_not()
+
+
+def aminmax_backward(self, dim, keepdim, grad_min, grad_max, min, max):
+    dims = [dim] if dim is not None else []
+    grad_input = _rt.zeros_like(self)
+    if grad_min is not None:
+        min_reduced = restore_reduced_dims(min, dims, keepdim)
+        grad_input = grad_input + scale_grad_by_count(
+            restore_reduced_dims(grad_min, dims, keepdim), self == min_reduced, dims)
+    if grad_max is not None:
+        max_reduced = restore_reduced_dims(max, dims, keepdim)
+        grad_input = grad_input + scale_grad_by_count(
+            restore_reduced_dims(grad_max, dims, keepdim), self == max_reduced, dims)
+    return grad_input
+
+
+def std_mean_backward(grad_std, grad_mean, self, std, dim, correction, keepdim):
+    grad = std_backward(std, grad_std, self, dim, correction, keepdim) if grad_std is not None else None
+    if grad_mean is not None:
+        gmean = mean_backward(grad_mean, self.shape, dim if dim is not None else [], self.numel(), keepdim)
+        grad = gmean if grad is None else grad + gmean
+    return grad
+
+
+def var_mean_backward(gvar, gmean, self, dim, correction, keepdim):
+    gself = var_backward(gvar, self, dim, correction, keepdim) if gvar is not None else None
+    if gmean is not None:
+        aux = mean_backward(gmean, self.shape, dim if dim is not None else [], self.numel(), keepdim)
+        gself = aux if gself is None else gself + aux
+    return gself
+
+
+def logcumsumexp_backward(grad, self, result, dim):
+    """FunctionsManual.cpp (real case): the positive and negative parts of grad summed in log
+    space, from the end (tensorflow's stable formulation, as torch)."""
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+
+    def reverse_logcumsumexp(x):
+        return _rt.flip(_rt.logcumsumexp(_rt.flip(x, [dim]), dim), [dim])
+    import numpy  # (std::numeric_limits<scalar_t>::lowest())
+    lowest = float(numpy.finfo(grad.dtype.np).min)
+    grad_min = _rt.full_like(grad, lowest)
+    log_abs_grad = grad.abs().log()
+    log_grad_positive = _rt.where(grad > 0, log_abs_grad, grad_min)
+    log_grad_negative = _rt.where(grad < 0, log_abs_grad, grad_min)
+    output_pos = (reverse_logcumsumexp(log_grad_positive - result) + self).exp()
+    output_neg = (reverse_logcumsumexp(log_grad_negative - result) + self).exp()
+    return output_pos - output_neg
+
+
+def block_diag_backward(grad, sizes, dtypes):
+    """Each input's block of grad (a 0-d input's 1x1 block, a 1-d input's one row)."""
+    out = []
+    r = c = 0
+    for shape, dtype in zip(sizes, dtypes):
+        h, w = (1, 1) if len(shape) == 0 else (1, shape[0]) if len(shape) == 1 else shape
+        g = grad.slice(0, r, r + h).slice(1, c, c + w)
+        g = handle_r_to_c(dtype, g.reshape(list(shape)) if len(shape) < 2 else g)
+        out.append(g)
+        r, c = r + h, c + w
+    return out
+
+
 def TensorGeometry(t):
     return (tuple(t.shape), tuple(t.stride()), t.storage_offset())
 

@@ -265,10 +265,12 @@ rnn_relu_input, rnn_relu_data = _register_single_state("rnn_relu")
 @op("unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", variants=("function", "method"))
 def unsafe_chunk(self, chunks, dim):
     # chunk's views, which autograd does not treat as views ("unsafe"): in-place ops on them
-    # (the cells' sigmoid_) are allowed without view bookkeeping
+    # (the cells' sigmoid_) are allowed without view bookkeeping; they share self's storage and
+    # each has a version counter of its own (TensorShape.cpp unsafe_split)
     parts = get_packet("chunk").overloads[0].kernel(self, chunks, dim)
     for p in parts:
-        p._base = None
+        p._view_meta = False
+        p._vc = [0]
     return parts
 
 

@@ -1,0 +1,510 @@
+"""More reductions and products (ATen/native/ReduceOps.cpp, Sorting.cpp, LinearAlgebra.cpp):
+nansum, nanmean, aminmax, std_mean / var_mean, msort, kthvalue, median, nanmedian, mode,
+logcumsumexp, diff, dist, equal, inner, vdot, tensordot, addmv, addr, addbmm, trapezoid /
+trapz, cumulative_trapezoid, renorm."""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import _fresh, _wrap_dim
+from ._decomposed import decomposed
+from ._registry import composite, derivatives, get_packet, op
+from .linalg import _check_expand, _product, scaled_sum
+from .reduction import _axes, _result, _values_and_indices, _variance, _zero_dim_pair
+from .shape import _fmt
+
+_FM = ("function", "method")
+
+
+def _P(name):
+    return get_packet(name)
+
+
+# -- nansum, nanmean --------------------------------------------------------------------------------
+
+@op("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", variants=_FM)
+def nansum(self, dim, keepdim, dtype):
+    if self.dtype.is_complex:
+        raise RuntimeError("nansum does not support complex inputs")
+    out = dtype or (D.int64 if self.dtype.category <= 1 else self.dtype)
+    a = self._array
+    if a.dtype.kind == "f":
+        a = np.where(np.isnan(a), 0, a)
+    acc = np.float32 if out is D.float16 else out.np
+    return _result(np.add.reduce(a, axis=_axes(self, dim), dtype=acc, keepdims=keepdim), out, self.device)
+
+
+derivatives(nansum, {"self": "nansum_backward(grad.to(self.dtype), self, dim, keepdim)"})
+
+
+@decomposed("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+            variants=_FM)
+def nanmean(self, dim, keepdim, dtype):
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{self.dtype.ir_name}")
+    factor = self.isnan().logical_not_().sum(dim, keepdim)
+    return nansum(self, dim, keepdim, dtype=dtype).div(factor)
+
+
+# -- aminmax, std_mean / var_mean ---------------------------------------------------------------------
+
+@op("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)", variants=_FM)
+def aminmax(self, dim, keepdim):
+    a = self._array
+    if dim is None:
+        if a.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               "operation has no identity.")
+        lo, hi = np.min(a), np.max(a)
+        if keepdim:
+            lo, hi = np.reshape(lo, (1,) * a.ndim), np.reshape(hi, (1,) * a.ndim)
+    else:
+        axis = _wrap_dim(dim, a.ndim)
+        if a.ndim and a.shape[axis] == 0:
+            raise IndexError(f"aminmax(): Expected reduction dim {axis} to have non-zero size.")
+        if a.ndim == 0:
+            lo = hi = a.copy()
+        else:
+            lo, hi = np.min(a, axis=axis, keepdims=keepdim), np.max(a, axis=axis, keepdims=keepdim)
+    return _result(lo, self.dtype, self.device), _result(hi, self.dtype, self.device)
+
+
+derivatives(aminmax, {"self": "aminmax_backward(self, dim, keepdim, grads[0], grads[1], min, max)"})
+
+
+def _mean_of(self, dim, keepdim):
+    dt = self.dtype
+    axes = _axes(self, dim)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = np.mean(self._array.astype(np.complex128 if dt.is_complex else np.float64), axis=axes,
+                    keepdims=keepdim)
+    return _result(m, dt, self.device)
+
+
+def _moments(name, take_sqrt):
+    def correction_kernel(self, dim, correction, keepdim):
+        return _variance(self, dim, correction, keepdim, take_sqrt), _mean_of(self, dim, keepdim)
+    corr = op(f"{name}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+              "bool keepdim=False) -> (Tensor, Tensor)")(correction_kernel)
+    formula = ("std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim)" if take_sqrt
+               else "var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)")
+    derivatives(corr, {"self": formula})
+    # torch's parser order: .dim (dim required), .correction, plain; .dim and plain are composite
+    by_dim = op(f"{name}.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)")(
+        lambda self, dim, unbiased, keepdim: correction_kernel(self, dim, int(unbiased), keepdim))
+    composite(by_dim)(lambda self, dim, unbiased, keepdim: corr(self, dim, correction=int(unbiased), keepdim=keepdim))
+    plain = op(f"{name}(Tensor self, bool unbiased=True) -> (Tensor, Tensor)")(
+        lambda self, unbiased: correction_kernel(self, None, int(unbiased), False))
+    composite(plain)(lambda self, unbiased: corr(self, None, correction=int(unbiased)))
+    return by_dim, corr, plain
+
+
+std_mean_dim, std_mean_correction, std_mean = _moments("std_mean", True)
+var_mean_dim, var_mean_correction, var_mean = _moments("var_mean", False)
+
+
+# -- sorting selections ---------------------------------------------------------------------------------
+
+@decomposed("msort(Tensor self) -> Tensor", variants=_FM)
+def msort(self):
+    return _P("sort")(self, 0, False)[0]
+
+
+def _select_along(self, dim, keepdim, pick, name):
+    """values/indices of ``pick(sorted row)`` along dim: pick gets the stable sort order."""
+    a = self._array
+    if a.ndim == 0:
+        return _zero_dim_pair(self)
+    axis = _wrap_dim(dim, a.ndim)
+    if a.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+    moved = np.moveaxis(a, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    vals, idxs = zip(*[pick(r) for r in rows]) if rows.shape[0] else ((), ())
+    shape = moved.shape[:-1]
+    v = np.array(vals, dtype=a.dtype).reshape(shape)
+    i = np.array(idxs, dtype=np.int64).reshape(shape)
+    if keepdim:
+        v, i = np.expand_dims(v, axis), np.expand_dims(i, axis)
+    return _values_and_indices(self, v, i)
+
+
+@op("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    variants=_FM)
+def kthvalue(self, k, dim, keepdim):
+    size = self._array.shape[_wrap_dim(dim, self._array.ndim)] if self._array.ndim else 1
+    if not 1 <= k <= size:
+        raise IndexError(f"kthvalue(): selected number k out of range for dimension {_wrap_dim(dim, max(self._array.ndim, 1))}")
+
+    def pick(r):
+        order = np.argsort(r, kind="stable")
+        return r[order[k - 1]], order[k - 1]
+    if self._array.ndim == 0:
+        return _zero_dim_pair(self)
+    return _select_along(self, dim, keepdim, pick, "kthvalue")
+
+
+_VALUE_SELECTING = {"self": "value_selecting_reduction_backward_symint(grad, dim, indices, self.shape, keepdim)"}
+derivatives(kthvalue, _VALUE_SELECTING, output_differentiability=[True, False])
+
+
+def _median_pick(ignore_nan):
+    def pick(r):
+        order = np.argsort(r, kind="stable")
+        if r.dtype.kind in "fc":
+            nans = int(np.isnan(r).sum())
+            if nans and not ignore_nan:
+                first = int(np.flatnonzero(np.isnan(r))[0])
+                return r[first], first
+            n = r.shape[0] - nans if ignore_nan else r.shape[0]
+        else:
+            n = r.shape[0]
+        if n == 0:
+            return r[order[0]], order[0]
+        j = order[(n - 1) // 2]
+        return r[j], j
+    return pick
+
+
+def _median_all(self, ignore_nan):
+    a = self._array.reshape(-1)
+    if a.size == 0:
+        return _fresh(np.asarray(np.nan, dtype=self.dtype.np) if self.dtype.is_floating_point
+                      else np.asarray(0, dtype=self.dtype.np), self.dtype, self.device)
+    v, _ = _median_pick(ignore_nan)(a)
+    return _fresh(np.asarray(v, dtype=self.dtype.np), self.dtype, self.device)
+
+
+median = op("median(Tensor self) -> Tensor", variants=_FM)(lambda self: _median_all(self, False))
+derivatives(median, {"self": "evenly_distribute_backward(grad, self, result)"})
+median_dim = op("median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+                variants=_FM)(lambda self, dim, keepdim: _select_along(self, dim, keepdim, _median_pick(False), "median"))
+derivatives(median_dim, _VALUE_SELECTING, output_differentiability=[True, False])
+nanmedian = op("nanmedian(Tensor self) -> Tensor", variants=_FM)(lambda self: _median_all(self, True))
+derivatives(nanmedian, {"self": "evenly_distribute_backward(grad, self, result)"})
+nanmedian_dim = op("nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+                   variants=_FM)(lambda self, dim, keepdim: _select_along(self, dim, keepdim, _median_pick(True), "nanmedian"))
+derivatives(nanmedian_dim, _VALUE_SELECTING, output_differentiability=[True, False])
+
+
+def _mode_pick(r):
+    # the smallest of the most frequent values; its index: the last occurrence (torch's CPU kernel)
+    vals, counts = np.unique(r, return_counts=True)
+    v = vals[int(np.argmax(counts))]
+    where = np.flatnonzero(r == v) if not (r.dtype.kind in "fc" and np.isnan(v)) else np.flatnonzero(np.isnan(r))
+    return v, where[-1]
+
+
+@op("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", variants=_FM)
+def mode(self, dim, keepdim):
+    return _select_along(self, dim, keepdim, _mode_pick, "mode")
+
+
+derivatives(mode, _VALUE_SELECTING, output_differentiability=[True, False])
+
+
+# -- logcumsumexp -------------------------------------------------------------------------------------
+
+@op("logcumsumexp(Tensor self, int dim) -> Tensor", variants=_FM)
+def logcumsumexp(self, dim):
+    a = self._array
+    dt = self.dtype if (self.dtype.is_floating_point or self.dtype.is_complex) else D.get_default_dtype()
+    if a.ndim == 0:
+        return _fresh(a.astype(dt.np), dt, self.device)
+    axis = _wrap_dim(dim, a.ndim)
+    wide = np.float64 if not dt.is_complex else np.complex128
+    with np.errstate(all="ignore"):
+        r = np.logaddexp.accumulate(a.astype(wide), axis=axis) if not dt.is_complex else \
+            np.log(np.cumsum(np.exp(a.astype(wide)), axis=axis))
+    return _fresh(r.astype(dt.np), dt, self.device)
+
+
+derivatives(logcumsumexp, {"self": "logcumsumexp_backward(grad, self, result, dim)"})
+
+
+# -- diff, dist, equal ------------------------------------------------------------------------------
+
+@decomposed("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
+            variants=_FM)
+def diff(self, n, dim, prepend, append):
+    if self.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    x = self
+    if n == 0 and prepend is None and append is None:  # a copy (torch: empty_like + copy_)
+        return _P("empty_like")(self).copy_(self)
+    if prepend is not None or append is not None:
+        parts = ([prepend] if prepend is not None else []) + [self] + ([append] if append is not None else [])
+        x = _P("cat")(parts, dim)
+    for _ in range(n):
+        length = x.shape[_wrap_dim(dim, x.dim())]
+        out_len = max(length - 1, 0)
+        hi, lo = x.narrow(dim, 1, out_len), x.narrow(dim, 0, out_len)
+        x = _P("logical_xor")(hi, lo) if x.dtype == D.bool else hi - lo
+        if out_len == 0:
+            break
+    return x
+
+
+@op("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", variants=_FM)
+def dist(self, other, p):
+    diff_ = _P("sub")(self, other)
+    return _P("linalg_vector_norm")(diff_, p)
+
+
+derivatives(dist, {"self": "norm_backward(grad, self - other, p, result)",
+                   "other": "-norm_backward(grad, self - other, p, result)"})
+
+
+@op("equal(Tensor self, Tensor other) -> bool", variants=_FM, differentiable=False)
+def equal(self, other):
+    if self.device != other.device:
+        raise RuntimeError("Expected all tensors to be on the same device")
+    if self._array.shape != other._array.shape:
+        return False
+    if self.dtype != other.dtype:
+        from .._promotion import result_type
+        dt = result_type(self, other)
+        return bool(np.array_equal(self._array.astype(dt.np), other._array.astype(dt.np)))
+    return bool(np.array_equal(self._array, other._array))
+
+
+# -- products ---------------------------------------------------------------------------------------
+
+@decomposed("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor")
+def tensordot(self, other, dims_self, dims_other):
+    if len(dims_self) != len(dims_other):
+        raise RuntimeError("both dimension lists should have same length")
+    if self.dtype != other.dtype:
+        raise RuntimeError(f"both inputs should have same dtype, but got {self.dtype.ir_name} and "
+                           f"{other.dtype.ir_name}")
+    ds = [_wrap_dim(d, self.dim()) for d in dims_self]
+    do = [_wrap_dim(d, other.dim()) for d in dims_other]
+    csize = 1
+    for a, b in zip(ds, do):
+        s1, s2 = self.shape[a], other.shape[b]
+        if s2 == 1:  # a broadcast dimension is summed right away
+            self = self.sum([a], True, dtype=self.dtype)
+        elif s1 == 1:
+            other = other.sum([b], True, dtype=other.dtype)
+        elif s1 != s2:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {a} "
+                               f"and second has size {s2} in dim {b}")
+        else:
+            csize *= s1
+    free1 = [i for i in range(self.dim()) if i not in ds]
+    free2 = [i for i in range(other.dim()) if i not in do]
+    size1 = int(np.prod([self.shape[i] for i in free1])) if free1 else 1
+    size2 = int(np.prod([other.shape[i] for i in free2])) if free2 else 1
+    out_shape = [self.shape[i] for i in free1] + [other.shape[i] for i in free2]
+    t1 = self.permute(free1 + ds).reshape([size1, csize])
+    t2 = other.permute(do + free2).reshape([csize, size2])
+    return _P("mm")(t1, t2).reshape(out_shape)
+
+
+@decomposed("inner(Tensor self, Tensor other) -> Tensor", variants=_FM)
+def inner(self, other):
+    if self.dim() == 0 or other.dim() == 0:
+        return self * other
+    if self.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{_fmt(self.shape)} and {_fmt(other.shape)}")
+    return tensordot.kernel(self, other, [-1], [-1])
+
+
+@op("vdot(Tensor self, Tensor other) -> Tensor", variants=_FM)
+def vdot(self, other):
+    if self.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
+    if self.dtype != other.dtype:
+        raise RuntimeError("vdot : expected both vectors to have same dtype, but found "
+                           f"{self.dtype.ir_name} and {other.dtype.ir_name}")
+    n, m = self.shape[0], other.shape[0]
+    if n != m:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the "
+                           f"same number of elements, but got {n} and {m} elements respectively")
+    a = self._array.conj() if self.dtype.is_complex else self._array
+    return _product(_fresh(np.ascontiguousarray(a), self.dtype, self.device), other, "dot")
+
+
+derivatives(vdot, {"self": "grad.conj() * other", "other": "grad * self"})
+
+
+@op("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor", variants=_FM)
+def addmv(self, mat, vec, beta, alpha):
+    if mat.dim() != 2 or vec.dim() != 1 or self.dim() > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self.dim()}, {mat.dim()}, {vec.dim()}")
+    if mat.shape[1] != vec.shape[0] or (self.dim() == 1 and self.shape[0] not in (1, mat.shape[0])):
+        raise RuntimeError(f"size mismatch, got input ({self.shape[0] if self.dim() else 1}), mat "
+                           f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    for name, t in (("self", self), ("mat", mat)):
+        if t.dtype is not vec.dtype:
+            raise RuntimeError(f"{name} and vec must have the same dtype, but got "
+                               f"{t.dtype.ir_name} and {vec.dtype.ir_name}")
+    return scaled_sum(_product(mat, vec, "addmv_impl_cpu"), self, beta, alpha)
+
+
+derivatives(addmv, {"self": "maybe_multiply(grad, beta.conjugate())",
+                    "mat": "maybe_multiply(grad.ger(vec.conj()), alpha.conjugate())",
+                    "vec": "maybe_multiply(mat.t().conj().mv(grad), alpha.conjugate())"})
+
+
+@op("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", variants=_FM)
+def addr(self, vec1, vec2, beta, alpha):
+    if vec1.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D")
+    if vec2.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    from .._promotion import result_type
+    dt = result_type(self, vec1, vec2)
+    shape = (vec1.shape[0], vec2.shape[0])
+    _check_expand(self._array.shape, shape)
+    outer = np.multiply.outer(vec1._array.astype(dt.np), vec2._array.astype(dt.np))
+    if dt == D.bool:
+        r = (bool(alpha) & outer) | (bool(beta) & np.broadcast_to(self._array, shape))
+        return _fresh(np.ascontiguousarray(r), dt, self.device)
+    out = _fresh(np.ascontiguousarray(outer), dt, self.device)
+    s = _fresh(np.broadcast_to(self._array.astype(dt.np), shape).copy(), dt, self.device)
+    return scaled_sum(out, s, beta, alpha)
+
+
+derivatives(addr, {"self": "maybe_multiply(grad, beta.conjugate())",
+                   "vec1": "maybe_multiply(grad.mv(vec2.conj()), alpha.conjugate())",
+                   "vec2": "maybe_multiply(grad.t().mv(vec1.conj()), alpha.conjugate())"})
+
+
+@op("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", variants=_FM)
+def addbmm(self, batch1, batch2, beta, alpha):
+    if batch1.dim() != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    if batch2.dim() != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
+                           f"{batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and "
+                           f"{batch2.shape[1]}x{batch2.shape[2]})")
+    shape = (batch1.shape[1], batch2.shape[2])
+    _check_expand(self._array.shape, shape)
+    prod = _product(batch1, batch2, "addbmm_impl_cpu_")
+    acc = np.float32 if batch1.dtype == D.float16 else None
+    summed = prod._array.sum(axis=0, dtype=acc).astype(batch1.dtype.np) if prod._array.shape[0] else \
+        np.zeros(shape, dtype=batch1.dtype.np)
+    return scaled_sum(_fresh(np.ascontiguousarray(summed), batch1.dtype, self.device), self, beta, alpha)
+
+
+_ADDBMM_EXPAND = "grad.unsqueeze(0).expand([batch1.shape[0], batch1.shape[1], batch2.shape[2]])"
+derivatives(addbmm, {"self": "maybe_multiply(grad, beta.conjugate())",
+                     "batch1": f"maybe_multiply({_ADDBMM_EXPAND}.bmm(batch2.transpose(1, 2).conj()), alpha.conjugate())",
+                     "batch2": f"maybe_multiply(batch1.transpose(1, 2).conj().bmm({_ADDBMM_EXPAND}), alpha.conjugate())"})
+
+
+# -- trapezoid rules -----------------------------------------------------------------------------------
+
+@decomposed("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor")
+def trapezoid_dx(y, dx, dim):
+    return _trapz_impl(y, None, dx, dim)
+
+
+@decomposed("trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor")
+def trapezoid_x(y, x, dim):
+    return _trapz_impl(y, x, None, dim)
+
+
+@decomposed("trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor")
+def trapz_x(y, x, dim):
+    return _trapz_impl(y, x, None, dim)
+
+
+@decomposed("trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor")
+def trapz_dx(y, dx, dim):
+    return _trapz_impl(y, None, dx, dim)
+
+
+def _trapz_impl(y, x, dx, dim):
+    # ATen/native/Integration.cpp: do_trapezoid
+    d = _wrap_dim(dim, y.dim())
+    if y.shape[d] == 0:
+        return _P("zeros_like")(y.sum(d))
+    left, right = y.slice(d, 0, y.shape[d] - 1), y.slice(d, 1, None)
+    if x is None:
+        return _P("mul").Scalar((left + right).sum(d), dx / 2.)
+    if x.dim() == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        view = [1] * y.dim()
+        view[d] = x.shape[0]
+        dxs = x.diff().view([s if i != d else s - 1 for i, s in enumerate(view)])
+    else:
+        dxs = x.diff(dim=dim)
+    return _P("div").Scalar((dxs * (left + right)).sum(d), 2.)
+
+
+@decomposed("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor")
+def cumulative_trapezoid_dx(y, dx, dim):
+    d = _wrap_dim(dim, y.dim())
+    left, right = y.slice(d, 0, max(y.shape[d] - 1, 0)), y.slice(d, 1, None)
+    return _P("mul").Scalar(left + right, dx / 2.).cumsum(d)
+
+
+@decomposed("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor")
+def cumulative_trapezoid_x(y, x, dim):
+    d = _wrap_dim(dim, y.dim())
+    left, right = y.slice(d, 0, max(y.shape[d] - 1, 0)), y.slice(d, 1, None)
+    if x.dim() == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
+        view = [1] * y.dim()
+        view[d] = max(x.shape[0] - 1, 0)
+        dxs = x.diff().view(view)
+    else:
+        dxs = x.diff(dim=dim)
+    return _P("div").Scalar((dxs * (left + right)).cumsum(d), 2.)
+
+
+# -- renorm -------------------------------------------------------------------------------------------
+
+@op("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", variants=_FM)
+def renorm(self, p, dim, maxnorm):
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    a = self._array
+    d = _wrap_dim(dim, a.ndim)
+    axes = tuple(i for i in range(a.ndim) if i != d)
+    wide = a.astype(np.float64 if a.dtype != np.float64 else a.dtype)
+    norms = (np.sum(np.abs(wide) ** p, axis=axes, keepdims=True) ** (1.0 / p)) if p != float("inf") else \
+        np.max(np.abs(wide), axis=axes, keepdims=True)
+    norms = norms.astype(a.dtype).astype(np.float64)
+    factor = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0).astype(a.dtype)
+    return _fresh(np.ascontiguousarray(a * factor), self.dtype, self.device)
+
+
+# (no derivatives yet: torch's renorm_backward is not ported)
+
+
+# -- einsum -----------------------------------------------------------------------------------------
+
+@op("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor")
+def einsum(equation, tensors, path):
+    # NumPy's einsum computes the values; torch's sumproduct_pair decomposition (permute / bmm)
+    # is what autograd would record, which is not ported (no derivatives yet)
+    from .._promotion import result_type
+    eq = equation.replace(" ", "")
+    if not tensors:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    dt = tensors[0].dtype
+    for t in tensors[1:]:
+        if t.dtype != dt:
+            dt = result_type(*tensors)
+            break
+    wide = np.float32 if dt == D.float16 else dt.np
+    arrays = [t._array.astype(wide, copy=False) for t in tensors]
+    try:
+        r = np.einsum(eq, *arrays, optimize=len(arrays) > 2)
+    except ValueError as e:
+        raise RuntimeError(f"einsum(): {e}") from None
+    return _fresh(np.array(r, dtype=dt.np, order="C"), dt, tensors[0].device)
