@@ -118,6 +118,10 @@ OPERATOR_ALIASES = {
     "swapdims": "transpose", "swapdims_": "transpose_", "swapaxes": "transpose",
     "swapaxes_": "transpose_", "moveaxis": "movedim", "degrees": "rad2deg",
     "degrees_": "rad2deg_", "radians": "deg2rad", "radians_": "deg2rad_",
+    # torch.special's spellings of torch ops (checked by tracing each under torch 2.13)
+    "special_i0": "i0", "special_psi": "digamma", "special_digamma": "digamma",
+    "special_gammaln": "lgamma", "special_polygamma": "polygamma", "special_erfinv": "erfinv",
+    "special_multigammaln": "mvlgamma", "orgqr": "linalg_householder_product",
 }
 
 
