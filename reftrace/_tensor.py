@@ -419,6 +419,11 @@ class Tensor:
         from .ops import OVERLOADS
         return OVERLOADS["aten::unflatten.int"](self, dim, sizes)
 
+    def lu(self, pivot=True, get_infos=False):
+        """torch/_tensor.py's Tensor.lu: aten::_lu_with_info (torch.lu)."""
+        from .functional import lu
+        return lu(self, pivot, get_infos)
+
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """torch/_tensor.py's Tensor.norm: torch.norm(self, ...)."""
         from .ops.reduction import norm
