@@ -122,6 +122,7 @@ OPERATOR_ALIASES = {
     "special_i0": "i0", "special_psi": "digamma", "special_digamma": "digamma",
     "special_gammaln": "lgamma", "special_polygamma": "polygamma", "special_erfinv": "erfinv",
     "special_multigammaln": "mvlgamma", "orgqr": "linalg_householder_product",
+    "matrix_exp": "linalg_matrix_exp",
 }
 
 
