@@ -126,6 +126,10 @@ OPERATOR_ALIASES = {
 }
 
 
+# aliases whose first argument is not a tensor (special_polygamma(int n, Tensor self)), renamed too
+_FIRST_ARG_NOT_TENSOR = frozenset({"aten::special_polygamma"})
+
+
 def normalize_ops(graph):
     """NormalizeOps: op aliases become their normal form, and rsub(x, y) of two tensors becomes
     sub(y, x). Like torch, the node is replaced by a new one whose outputs are new values (new
@@ -139,7 +143,8 @@ def normalize_ops(graph):
             new.inputs_[0], new.inputs_[1] = new.inputs_[1], new.inputs_[0]
             continue
         target = OPERATOR_ALIASES.get(n.kind_[6:])
-        if target is None or not isinstance(n.inputs_[0].type_, (T.TensorType, T.ListType)):
+        if target is None or not (isinstance(n.inputs_[0].type_, (T.TensorType, T.ListType)) or
+                                  n.kind_ in _FIRST_ARG_NOT_TENSOR):
             continue
         _replace_with_new_symbol(graph, n, "aten::" + target, n.op)  # same kernel: aliases
 

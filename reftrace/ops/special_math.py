@@ -5,6 +5,8 @@ algorithms are torch's (Cephes' Chebyshev expansions, with torch's float-specifi
 tables), computed in torch's compute type: float32 in float32 (so an intermediate ``exp(x)``
 overflows where torch's does), float16 upcast to float32 (torch's "upcast for accuracy").
 """
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -135,3 +137,235 @@ special_i1 = unary_special("special_i1", _bessel_i(_I1E_A, _I1E_B, 1, False, (17
                            "i1_backward(grad, self, result)", _F, False)
 special_i1e = unary_special("special_i1e", _bessel_i(_I1E_A, _I1E_B, 1, True, (17, 7)),
                             "i1e_backward(grad, self, result)", _F, False)
+
+
+# -- torch.special's modified Bessel functions (the full Cephes tables for every dtype) ------------
+
+special_modified_bessel_i0 = op("special_modified_bessel_i0(Tensor self) -> Tensor", variants=_F,
+                                differentiable=False)(_float_kernel(_bessel_i(_I0E_A, _I0E_B, 0, False)))
+special_modified_bessel_i1 = op("special_modified_bessel_i1(Tensor self) -> Tensor", variants=_F,
+                                differentiable=False)(_float_kernel(_bessel_i(_I1E_A, _I1E_B, 1, False)))
+
+
+# -- gamma family: lgamma, digamma, polygamma, mvlgamma, zeta ----------------------------------------
+
+_LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
+
+
+def _lgamma(x):
+    """std::lgamma (libm); +inf at the poles, as C's lgamma."""
+    with np.errstate(all="ignore"):
+        out = np.empty(x.shape, np.float64)
+        flat, res = x.reshape(-1).astype(np.float64), out.reshape(-1)
+        for i, v in enumerate(flat):
+            try:
+                res[i] = math.lgamma(v) if math.isfinite(v) else (math.inf if not math.isnan(v) else v)
+            except ValueError:  # a pole
+                res[i] = math.inf
+        return out
+
+
+_PSI_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+          -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+          8.33333333333333333333E-2)
+
+
+def _digamma(x):
+    """calc_digamma: reflection below 0, recurrence up to 10, then the asymptotic series."""
+    x = np.asarray(x)
+    t = x.dtype.type if x.dtype in (np.float32, np.float64) else np.float64
+    x = x.astype(t)
+    with np.errstate(all="ignore"):
+        neg = x < 0
+        integer = x == np.trunc(x)
+        r = np.modf(x)[0]
+        # (in the input's precision, as torch's float overload: the reflection dominates there)
+        reflected = _digamma_positive(1 - x).astype(t) - t(math.pi) / np.tan(t(math.pi) * r)
+        out = np.where(neg, np.where(integer, np.nan, reflected), _digamma_positive(x))
+        return np.where(x == 0, np.copysign(np.inf, -x), out)
+
+
+def _digamma_positive(x):
+    with np.errstate(all="ignore"):
+        x = np.where(x > 0, x, 1.0).astype(np.float64) if np.ndim(x) else np.float64(x if x > 0 else 1.0)
+        result = np.zeros_like(x)
+        for _ in range(10):  # push x up to >= 10
+            small = x < 10
+            result = np.where(small, result - 1 / x, result)
+            x = np.where(small, x + 1, x)
+        z = 1.0 / (x * x)
+        poly = 0.0
+        for c in _PSI_A:
+            poly = poly * z + c
+        y = np.where(x < 1.0e17, z * poly, 0.0)
+        out = result + np.log(x) - (0.5 / x) - y
+        return np.where(x == 10, result + 2.25175258906672110764, out)
+
+
+def _trigamma(x):
+    x = np.asarray(x)
+    t = x.dtype.type if x.dtype in (np.float32, np.float64) else np.float64
+    x = x.astype(t)
+    with np.errstate(all="ignore"):
+        sign = np.where(x < 0.5, t(-1.0), t(1.0))
+        result = np.where(x < 0.5, -(t(math.pi) * t(math.pi)) / np.sin(t(math.pi) * x) ** 2, t(0.0))
+        x = np.where(x < 0.5, 1 - x, x)
+        for _ in range(6):
+            result = result + 1 / (x * x)
+            x = x + 1
+        ixx = 1 / (x * x)
+        result = result + (1 + 1 / (2 * x) + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / x
+        return sign * result
+
+
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+           7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+           -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
+
+
+def _zeta_scalar(x, q):
+    """Cephes zeta(x, q), the Hurwitz zeta function (Math.h's zeta), for one pair."""
+    MACHEP = 1.11022302462515654042E-16
+    if x == 1:
+        return math.inf
+    if x < 1:
+        return math.nan
+    if q <= 0:
+        if q == math.floor(q):
+            return math.inf
+        if x != math.floor(x):
+            return math.nan
+    try:
+        s = q ** -x
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
+    a, i, b = q, 0, 0.0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = a ** -x
+        s += b
+        if -MACHEP * s < b < MACHEP * s:
+            return s
+    w = a
+    s += b * w / (x - 1)
+    s -= 0.5 * b
+    a, k = 1.0, 0.0
+    for i in range(12):
+        a *= x + k
+        b /= w
+        t = a * b / _ZETA_A[i]
+        s = s + t
+        if abs(t / s) < MACHEP:
+            return s
+        k += 1.0
+        a *= x + k
+        b /= w
+        k += 1.0
+    return s
+
+
+_ZETA = np.frompyfunc(lambda x, q: _zeta_scalar(float(x), float(q)) if not (
+    math.isnan(x) or math.isnan(q)) else math.nan, 2, 1)
+
+
+def _polygamma(n, x):
+    if n == 0:
+        return _digamma(x)
+    if n == 1:
+        return _trigamma(x)
+    with np.errstate(all="ignore"):
+        z = _ZETA(float(n + 1), np.asarray(x, np.float64)).astype(np.float64)
+        return (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)) * z
+
+
+lgamma = unary_special("lgamma", _lgamma, "grad * digamma(self)")
+digamma = unary_special("digamma", _digamma, "grad * polygamma(1, self)")
+_alias_normalized = (("special_gammaln", "lgamma"), ("special_psi", "digamma"),
+                     ("special_digamma", "digamma"))
+for _alias, _target in _alias_normalized:
+    composite(op(f"{_alias}(Tensor self) -> Tensor", variants=_F)(
+        (lgamma if _target == "lgamma" else digamma).kernel))(
+        lambda self, _t=_target: get_packet(_t)(self))
+
+
+def _polygamma_kernel(n, self):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _float_kernel(lambda x: _polygamma(n, x))(self)
+
+
+polygamma = op("polygamma(int n, Tensor self) -> Tensor", variants=_F)(_polygamma_kernel)
+derivatives(polygamma, {"self": "grad * polygamma(n + 1, self)"})
+composite(op("special_polygamma(int n, Tensor self) -> Tensor", variants=_F)(_polygamma_kernel))(
+    lambda n, self: get_packet("polygamma")(n, self))
+
+
+def _mvlgamma(self, p):
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = self._array
+    if x.size and not (x > 0.5 * (p - 1)).all():
+        raise RuntimeError(f"All elements must be greater than (p-1)/2")
+    args = np.arange(-p * 0.5 + 0.5, 0.5, 0.5)
+    dt = float_of(self.dtype)
+    work = np.float64 if dt is D.float64 else np.float32
+    vals = x.astype(work)[..., None] + args.astype(work)
+    out = _lgamma(vals).astype(work).sum(-1) + work(p * (p - 1) * math.log(math.pi) * 0.25)
+    return pointwise_result(np.asarray(out).astype(dt.np, copy=False), dt, self.device, (self,))
+
+
+mvlgamma = op("mvlgamma(Tensor self, int p) -> Tensor", variants=_FM)(quiet(_mvlgamma))
+derivatives(mvlgamma, {"self": "mvlgamma_backward(grad, self, p)"})
+composite(op("special_multigammaln(Tensor self, int p) -> Tensor", variants=_F)(quiet(_mvlgamma)))(
+    lambda self, p: get_packet("mvlgamma")(self, p))
+
+
+# -- erfinv, ndtr, entr, xlog1py, zeta ---------------------------------------------------------------
+
+def _erfinv(y):
+    """calc_erfinv: a rational first guess, then two Newton steps on erf."""
+    from .unary_ops import _ERF
+    y = np.asarray(y, np.float64)
+    a = (0.886226899, -1.645349621, 0.914624893, -0.140543331)
+    b = (-2.118377725, 1.442710462, -0.329097515, 0.012229801)
+    c = (-1.970840454, -1.624906493, 3.429567803, 1.641345311)
+    d = (3.543889200, 1.637067800)
+    with np.errstate(all="ignore"):
+        ya = np.abs(y)
+        z = y * y
+        central = y * (((a[3] * z + a[2]) * z + a[1]) * z + a[0]) / \
+            ((((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + 1.0)
+        zt = np.sqrt(-np.log((1.0 - ya) / 2.0))
+        tail = np.copysign(((c[3] * zt + c[2]) * zt + c[1]) * zt + c[0], y) / ((d[1] * zt + d[0]) * zt + 1.0)
+        x = np.where(ya <= 0.7, central, tail)
+        for _ in range(2):
+            erf = _ERF(x).astype(np.float64)
+            x = x - (erf - y) / ((2.0 / math.sqrt(math.pi)) * np.exp(-x * x))
+        x = np.where(ya == 1, np.copysign(np.inf, y), x)
+        return np.where(ya > 1, np.nan, x)
+
+
+erfinv = unary_special("erfinv", _erfinv, "0.5 * math.sqrt(math.pi) * exp(self.erfinv().pow(2)) * grad",
+                       alias="erfinv")
+
+
+def _entr(x):
+    with np.errstate(all="ignore"):
+        return np.where(np.isnan(x), x, np.where(x > 0, -x * np.log(x),
+                                                 np.where(x == 0, 0.0, -np.inf)))
+
+
+special_entr = unary_special("special_entr", _entr, "grad * (-(1 + self.log()))", _F, False)
+
+
+@op("special_ndtr(Tensor self) -> Tensor", variants=_F)
+def special_ndtr(self):
+    from .unary_ops import erf
+    dt = float_of(self.dtype)
+    x = self._array.astype(dt.np) * dt.np.type(math.sqrt(0.5))
+    e = erf.kernel(pointwise_result(x, dt, self.device, (self,)))._array
+    return pointwise_result(((1 + e) * dt.np.type(0.5)).astype(dt.np), dt, self.device, (self,))
+
+
+composite(special_ndtr)(lambda self: (1 + (self * math.sqrt(0.5)).erf()) * 0.5)
