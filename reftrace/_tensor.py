@@ -419,6 +419,11 @@ class Tensor:
         from .ops import OVERLOADS
         return OVERLOADS["aten::unflatten.int"](self, dim, sizes)
 
+    def polygamma(self, n):
+        """Tensor.polygamma(n): aten::polygamma(int n, Tensor self), self second."""
+        from .ops import get_packet
+        return get_packet("polygamma")(n, self)
+
     def lu(self, pivot=True, get_infos=False):
         """torch/_tensor.py's Tensor.lu: aten::_lu_with_info (torch.lu)."""
         from .functional import lu

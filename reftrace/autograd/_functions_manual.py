@@ -1100,3 +1100,9 @@ def i1e_backward(grad, self, result):
     is_not_tiny, safe_self = _not_tiny(self)
     gradx = _rt.special.i0e(safe_self) - result * (safe_self.sgn() + safe_self.reciprocal())
     return grad * _rt.where(is_not_tiny, gradx, _rt.full([], 0.5, dtype=self.dtype))
+
+
+def mvlgamma_backward(grad, self, p):
+    args = _rt.arange(-p / 2. + 0.5, 0.5, 0.5, dtype=self.dtype)
+    args = args.add(self.unsqueeze(-1))
+    return grad * args.digamma_().sum(-1)
