@@ -319,7 +319,7 @@ def _linalg_solve_ex(A, B, left, check_errors):
     _check_solve(A, B, left)
     x, lu, piv, info, vector = _solve_values(A, B, left)
     if check_errors and info.any():
-        _raise_singular("linalg.solve", info)
+        _raise_singular("torch.linalg.solve", info)
     return (_solve_result(x, A.dtype, A.device, vector, left),
             lapack_result(lu, A.dtype, A.device), fresh(piv, D.int32, A.device),
             int_info(info.shape, A.device, info))

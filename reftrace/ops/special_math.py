@@ -302,11 +302,11 @@ composite(op("special_polygamma(int n, Tensor self) -> Tensor", variants=_F)(_po
 
 
 def _mvlgamma(self, p):
+    if self.dtype is D.bool:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = self._array
-    if x.size and not (x > 0.5 * (p - 1)).all():
-        raise RuntimeError(f"All elements must be greater than (p-1)/2")
     args = np.arange(-p * 0.5 + 0.5, 0.5, 0.5)
     dt = float_of(self.dtype)
     work = np.float64 if dt is D.float64 else np.float32
