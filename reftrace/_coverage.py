@@ -14,7 +14,8 @@ from ._torch_names import TORCH_NAMES
 def _namespaces():
     import reftrace
     return {"torch": reftrace, "torch.Tensor": reftrace.Tensor, "torch.linalg": reftrace.linalg,
-            "torch.special": reftrace.special, "torch.fft": reftrace.fft}
+            "torch.special": reftrace.special, "torch.fft": reftrace.fft,
+            "torch.signal.windows": reftrace.signal.windows}
 
 
 def survey():
@@ -37,10 +38,10 @@ def main(argv, prog="python -m reftrace coverage"):
     for ns, (have, lack) in survey().items():
         n = len(have) + len(lack)
         total_have, total = total_have + len(have), total + n
-        print(f"{ns:14s} {len(have):5d} / {n:5d} implemented ({100.0 * len(have) / n:5.1f}%)")
+        print(f"{ns:20s} {len(have):5d} / {n:5d} implemented ({100.0 * len(have) / n:5.1f}%)")
         if args.implemented:
             print("  implemented: " + ", ".join(have))
         if args.missing:
             print("  missing: " + ", ".join(lack))
-    print(f"{'all':14s} {total_have:5d} / {total:5d} implemented ({100.0 * total_have / total:5.1f}%)")
+    print(f"{'all':20s} {total_have:5d} / {total:5d} implemented ({100.0 * total_have / total:5.1f}%)")
     return 0

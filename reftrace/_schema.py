@@ -174,7 +174,7 @@ def parse_schema(text):
     returns = []
     for part in ret_parts:
         bits = part.rsplit(" ", 1)
-        if len(bits) == 2 and not bits[1].startswith("(") and re.match(r"^[a-z_]\w*$", bits[1]) \
+        if len(bits) == 2 and not bits[1].startswith("(") and re.match(r"^[A-Za-z_]\w*$", bits[1]) \
                 and not bits[0].endswith("->"):
             typ_text, rname = bits
         else:

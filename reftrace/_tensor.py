@@ -453,6 +453,16 @@ class Tensor(_TensorMethods):
         from .ops import OVERLOADS
         return OVERLOADS["aten::unflatten.int"](self, dim, sizes)
 
+    def polygamma(self, n: int) -> Tensor:
+        """Tensor.polygamma(n): aten::polygamma(int n, Tensor self), self second."""
+        from .ops import get_packet
+        return get_packet("polygamma")(n, self)
+
+    def lu(self, pivot: bool = True, get_infos: bool = False) -> Any:
+        """torch/_tensor.py's Tensor.lu: aten::_lu_with_info (torch.lu)."""
+        from .functional import lu
+        return lu(self, pivot, get_infos)
+
     def norm(self, p: Union[float, str, None] = "fro", dim: Union[int, Sequence[int], None] = None,
              keepdim: bool = False, dtype: Optional[D.dtype] = None) -> Tensor:
         """torch/_tensor.py's Tensor.norm: torch.norm(self, ...)."""

@@ -307,4 +307,8 @@ TORCH_NAMES = {
         'irfft', 'irfft2', 'irfftn', 'rfft', 'rfft2', 'rfftfreq',
         'rfftn', 'torch',
     ),
+    'torch.signal.windows': (
+        'bartlett', 'blackman', 'cosine', 'exponential', 'gaussian', 'general_cosine',
+        'general_hamming', 'hamming', 'hann', 'kaiser', 'nuttall', 'windows',
+    ),
 }

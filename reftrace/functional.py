@@ -41,3 +41,14 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
 
 
 __all__ += ["cdist"]
+
+
+@python_level
+def lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu (torch/functional.py's _lu_impl): aten::_lu_with_info, its info checked unless
+    ``get_infos``; (LU, pivots) or (LU, pivots, infos)."""
+    LU, pivots, infos = get_packet("_lu_with_info")(A, pivot=pivot, check_errors=not get_infos)
+    return (LU, pivots, infos) if get_infos else (LU, pivots)
+
+
+__all__ += ["lu"]

@@ -9,6 +9,8 @@ ScalarType, both are accepted.
 """
 import math
 
+import numpy as _np
+
 import reftrace as _rt
 from .. import _dtype as D
 
@@ -1170,3 +1172,31 @@ def not_implemented(name, reason=""):
     """A derivatives.yaml entry torch declares but does not implement: using it raises."""
     raise NotImplementedError(f"the derivative for '{name}' is not implemented." +
                               (f" {reason}" if reason else ""))
+
+
+# -- special functions -----------------------------------------------------------------------------
+
+def _not_tiny(self):
+    """i1_backward's guard: x == 0 gives 0/0 in the formula; torch substitutes eps (and 0.5)."""
+    eps = float(_np.finfo(self.dtype.np).eps)  # std::numeric_limits<scalar_t>::epsilon()
+    is_not_tiny = self.abs() > eps
+    safe_self = _rt.where(is_not_tiny, self, _rt.full([], eps, dtype=self.dtype))
+    return is_not_tiny, safe_self
+
+
+def i1_backward(grad, self, result):
+    is_not_tiny, safe_self = _not_tiny(self)
+    gradx = safe_self.i0() - result * safe_self.reciprocal()
+    return grad * _rt.where(is_not_tiny, gradx, _rt.full([], 0.5, dtype=self.dtype))
+
+
+def i1e_backward(grad, self, result):
+    is_not_tiny, safe_self = _not_tiny(self)
+    gradx = _rt.special.i0e(safe_self) - result * (safe_self.sgn() + safe_self.reciprocal())
+    return grad * _rt.where(is_not_tiny, gradx, _rt.full([], 0.5, dtype=self.dtype))
+
+
+def mvlgamma_backward(grad, self, p):
+    args = _rt.arange(-p / 2. + 0.5, 0.5, 0.5, dtype=self.dtype)
+    args = args.add(self.unsqueeze(-1))
+    return grad * args.digamma_().sum(-1)

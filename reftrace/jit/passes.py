@@ -118,7 +118,16 @@ OPERATOR_ALIASES = {
     "swapdims": "transpose", "swapdims_": "transpose_", "swapaxes": "transpose",
     "swapaxes_": "transpose_", "moveaxis": "movedim", "degrees": "rad2deg",
     "degrees_": "rad2deg_", "radians": "deg2rad", "radians_": "deg2rad_",
+    # torch.special's spellings of torch ops (checked by tracing each under torch 2.13)
+    "special_i0": "i0", "special_psi": "digamma", "special_digamma": "digamma",
+    "special_gammaln": "lgamma", "special_polygamma": "polygamma", "special_erfinv": "erfinv",
+    "special_multigammaln": "mvlgamma", "orgqr": "linalg_householder_product",
+    "matrix_exp": "linalg_matrix_exp",
 }
+
+
+# aliases whose first argument is not a tensor (special_polygamma(int n, Tensor self)), renamed too
+_FIRST_ARG_NOT_TENSOR = frozenset({"aten::special_polygamma"})
 
 
 def normalize_ops(graph):
@@ -134,7 +143,8 @@ def normalize_ops(graph):
             new.inputs_[0], new.inputs_[1] = new.inputs_[1], new.inputs_[0]
             continue
         target = OPERATOR_ALIASES.get(n.kind_[6:])
-        if target is None or not isinstance(n.inputs_[0].type_, (T.TensorType, T.ListType)):
+        if target is None or not (isinstance(n.inputs_[0].type_, (T.TensorType, T.ListType)) or
+                                  n.kind_ in _FIRST_ARG_NOT_TENSOR):
             continue
         _replace_with_new_symbol(graph, n, "aten::" + target, n.op)  # same kernel: aliases
 

@@ -1,6 +1,6 @@
 """More reductions and products (ATen/native/ReduceOps.cpp, Sorting.cpp, LinearAlgebra.cpp):
 nansum, nanmean, aminmax, std_mean / var_mean, msort, kthvalue, median, nanmedian, mode,
-logcumsumexp, diff, dist, equal, inner, vdot, tensordot, addmv, addr, addbmm, trapezoid /
+logcumsumexp, diff, dist, equal, inner, tensordot, addmv, addr, addbmm, trapezoid /
 trapz, cumulative_trapezoid, renorm."""
 import numpy as np
 
@@ -313,22 +313,7 @@ def inner(self, other):
     return tensordot.kernel(self, other, [-1], [-1])
 
 
-@op("vdot(Tensor self, Tensor other) -> Tensor", variants=_FM)
-def vdot(self, other):
-    if self.dim() != 1 or other.dim() != 1:
-        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
-    if self.dtype != other.dtype:
-        raise RuntimeError("vdot : expected both vectors to have same dtype, but found "
-                           f"{self.dtype.ir_name} and {other.dtype.ir_name}")
-    n, m = self.shape[0], other.shape[0]
-    if n != m:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the "
-                           f"same number of elements, but got {n} and {m} elements respectively")
-    a = self._array.conj() if self.dtype.is_complex else self._array
-    return _product(_fresh(np.ascontiguousarray(a), self.dtype, self.device), other, "dot")
-
-
-derivatives(vdot, {"self": "grad.conj() * other", "other": "grad * self"})
+# vdot lives beside dot in linalg.py (they share dot's checks and messages)
 
 
 @op("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor", variants=_FM)

@@ -1,0 +1,2 @@
+"""torch.signal: its one submodule, windows."""
+from . import windows  # noqa: F401
