@@ -29,3 +29,133 @@ class sort(NamedTuple):
 class topk(NamedTuple):
     values: Tensor
     indices: Tensor
+
+class frexp(NamedTuple):
+    mantissa: Tensor
+    exponent: Tensor
+
+class _linalg_det(NamedTuple):
+    result: Tensor
+    LU: Tensor
+    pivots: Tensor
+
+class _linalg_slogdet(NamedTuple):
+    sign: Tensor
+    logabsdet: Tensor
+    LU: Tensor
+    pivots: Tensor
+
+class linalg_slogdet(NamedTuple):
+    sign: Tensor
+    logabsdet: Tensor
+
+class linalg_inv_ex(NamedTuple):
+    inverse: Tensor
+    info: Tensor
+
+class _linalg_solve_ex(NamedTuple):
+    result: Tensor
+    LU: Tensor
+    pivots: Tensor
+    info: Tensor
+
+class linalg_solve_ex(NamedTuple):
+    result: Tensor
+    info: Tensor
+
+class triangular_solve(NamedTuple):
+    solution: Tensor
+    cloned_coefficient: Tensor
+
+class linalg_cholesky_ex(NamedTuple):
+    L: Tensor
+    info: Tensor
+
+class linalg_qr(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+class qr(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+class geqrf(NamedTuple):
+    a: Tensor
+    tau: Tensor
+
+class _linalg_svd(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+class linalg_svd(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+class svd(NamedTuple):
+    U: Tensor
+    S: Tensor
+    V: Tensor
+
+class _linalg_eigh(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+class linalg_eigh(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+class linalg_eig(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+class linalg_lu_factor_ex(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+    info: Tensor
+
+class linalg_lu_factor(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+
+class linalg_lu(NamedTuple):
+    P: Tensor
+    L: Tensor
+    U: Tensor
+
+class lu_unpack(NamedTuple):
+    P: Tensor
+    L: Tensor
+    U: Tensor
+
+class _lu_with_info(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+    info: Tensor
+
+class linalg_lstsq(NamedTuple):
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+class aminmax(NamedTuple):
+    min: Tensor
+    max: Tensor
+
+class kthvalue(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+class median(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+class nanmedian(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+class mode(NamedTuple):
+    values: Tensor
+    indices: Tensor
