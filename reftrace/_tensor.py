@@ -308,12 +308,16 @@ class Tensor:
         tracer = STATE.tracer
         if tracer is not None:
             tracer.warn_python_dataflow(self, "list")
+            # torch's tensor_to_list reads self.resolve_conj().resolve_neg(): both return the
+            # tensor itself, so the trace maps it to their outputs (which later uses then read)
+            self.resolve_conj().resolve_neg()
         return get_backend(self.device.type).to_host(self._array).tolist()
 
     def numpy(self, force=False):
         tracer = STATE.tracer
         if tracer is not None:
             tracer.warn_python_dataflow(self, "numpy")
+            _record_tensor_to_numpy(self)
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
@@ -356,6 +360,7 @@ class Tensor:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._to_number())
 
+    @python_level  # torch/_tensor.py's __len__ and __iter__ are Python: `self` is not named
     def __len__(self):
         if self._array.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -367,6 +372,7 @@ class Tensor:
             return self.shape[0]
         return self._array.shape[0]
 
+    @python_level
     def __iter__(self):
         if self._array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
@@ -435,6 +441,18 @@ class Tensor:
     def __reduce_ex__(self, proto):
         raise TypeError("reftrace tensors are not picklable with Python's pickle: save tensors "
                         "with reftrace.save (torch.save's format), traces with reftrace.jit.save")
+
+
+def _record_tensor_to_numpy(self):
+    """What torch's tensor_to_numpy records while tracing: ``self.detach().to(cpu,
+    self.dtype)`` then ``resolve_conj()``, ``resolve_neg()`` on that detached tensor (never used
+    afterwards, so dead code, but its values take up numbers in the graph)."""
+    from .ops import OVERLOADS
+    from ._device import strided
+    d = OVERLOADS["aten::to.dtype_layout"](self.detach(), dtype=self.dtype, layout=strided,
+                                         device=CPU, pin_memory=None, non_blocking=False,
+                                         copy=False, memory_format=None)
+    d.resolve_conj().resolve_neg()
 
 
 def _property_op(name):

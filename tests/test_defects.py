@@ -92,6 +92,55 @@ def f(x):
     v = x * 2
     return v.norm()
 r = torch.jit.trace(f, torch.ones(3), check_trace=False).graph""",
+    # D19: value names come from the innermost Python frame; where torch's function is Python
+    # (torch/_tensor.py, torch/functional.py) that frame is torch's: its locals name the values
+    **{f"D19_names_{k}": f"""
+def f(x, y):
+    v = x + 1
+    w = y * 3
+    vi = (x + 2).long()
+    r = {e}
+    return r
+r = torch.jit.trace(f, (torch.ones(2, 3), torch.ones(2, 3)), check_trace=False).graph""" for k, e in {
+        "pow_exponent": "y ** v",            # __pow__ is the C method in a wrapper(self, *args)
+        "pow_base": "v ** w",
+        "ipow": "v.clone().__ipow__(w)",
+        "rpow": "2 ** v",
+        "floordiv": "y // v",                # __floordiv__(self, other): %other is named
+        "rfloordiv": "2 // v",
+        "rsub": "2 - v",
+        "rmod": "2 % v",
+        "rdiv": "2 / v",
+        "rlshift": "1 << vi",
+        "iter": "sum(v)",                    # __iter__(self): unbind's input is self
+        "len": "v * len(v)",                 # __len__(self): size's input is self
+        "split": "v.split(1)[0]",
+        "torch_split": "torch.split(v, 1)[0]",
+        "unflatten": "v.unflatten(1, (3, 1))",
+        "norm": "v.norm()",
+        "broadcast_tensors": "torch.broadcast_tensors(v, w)[0]",
+        "cdist": "torch.cdist(v, w)",
+    }.items()},
+    # D24: values leaving a tensor (tolist, numpy) are read after resolve_conj/resolve_neg
+    **{f"D24_{k}": f"""
+import numpy as np
+def f(x):
+    v = x * 2
+    {e}
+r = torch.jit.trace(f, torch.ones(3), check_trace=False).graph""" for k, e in {
+        "tolist_then_used": "v.tolist()\n    return v * 1",
+        "tolist_unused": "v.tolist()\n    return x * 1",
+        "tolist_baked": "a = v.tolist()\n    return x * a[0]",
+        "numpy": "v.numpy()\n    return v * 1",
+        "asarray": "np.asarray(v)\n    return v * 1",
+        "long_tolist": "v.long().tolist()\n    return v + 1",
+    }.items()},
+    "D24_iteration_then_other_shape": """
+def f(x):
+    a, b = x
+    return a + b
+tr = torch.jit.trace(f, torch.ones(2, 3), check_trace=False)
+r = tr(torch.ones(3, 3))""",
     # D22 (and D9's check_tolerance='a')
     "D22_partial": """
 import functools
@@ -145,6 +194,24 @@ def test_D22_warning_points_at_the_callers_line():
             tr(lib.ones(1, 3)); line = test_D22_warning_points_at_the_callers_line.__code__.co_firstlineno  # noqa: E702
         where[lname] = [(x.filename, x.lineno) for x in w if "degrees of freedom" in str(x.message)]
     assert where["reftrace"] == where["torch"] and where["torch"][0][0] == __file__
+
+
+@requires_torch
+def test_D19_python_level_warnings_point_at_their_caller():
+    """torch's __iter__/__len__ are Python and warn with stacklevel=2: at the line iterating."""
+    where = {}
+    for lname, lib in (("torch", torch), ("reftrace", reftrace)):
+        def f(x):
+            v = x * 2
+            a, b = v; n = len(v)  # noqa: E702
+            return a + b * n
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.jit.trace(f, lib.ones(2, 3), check_trace=False)
+        where[lname] = sorted((x.filename, x.lineno, str(x.message)[:20]) for x in w
+                              if "Iterating" in str(x.message) or "len" in str(x.message))
+    assert where["reftrace"] == where["torch"] and len(where["torch"]) == 2
+    assert where["torch"][0][:2] == (__file__, f.__code__.co_firstlineno + 2)
 
 
 # -- resources and concurrency (reftrace alone) ----------------------------------------------------

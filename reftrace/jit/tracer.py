@@ -375,9 +375,9 @@ class TracingState:
         self.graph.pop_scope()
 
     # -- warnings ---------------------------------------------------------------------------
-    def _warn(self, message):
+    def _warn(self, message, stacklevel=1):
         if self.warn:
-            warn_at_caller(message, TracerWarning)  # torch warns from the Python caller
+            warn_at_caller(message, TracerWarning, stacklevel)  # torch warns from the Python caller
 
     def warn_python_dataflow(self, t, kind):
         self._warn("Converting a tensor to " + _CONVERSION_TEXT[kind] + WARN_PYTHON_DATAFLOW)
@@ -385,12 +385,12 @@ class TracingState:
     def warn_len(self):
         self._warn("Using len to get tensor shape might cause the trace to be incorrect. "
                    "Recommended usage would be tensor.shape[0]. Passing a tensor of different "
-                   "shape might lead to errors or silently give incorrect results.")
+                   "shape might lead to errors or silently give incorrect results.", stacklevel=2)
 
     def warn_iterate(self):
         self._warn("Iterating over a tensor might cause the trace to be incorrect. Passing a tensor "
                    "of different shape won't change the number of iterations executed (and might "
-                   "lead to errors or silently give incorrect results).")
+                   "lead to errors or silently give incorrect results).", stacklevel=2)
 
     def constructor_result(self, t, constructor="torch.tensor"):
         """A tensor made from Python/NumPy data inside a trace: torch bakes it as a constant and
