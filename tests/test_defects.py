@@ -141,6 +141,36 @@ def f(x):
     return a + b
 tr = torch.jit.trace(f, torch.ones(2, 3), check_trace=False)
 r = tr(torch.ones(3, 3))""",
+    # D23: a traced size given alone for an int[N] parameter is baked (spec SIZ-5); in a list,
+    # or for an int[] parameter, it is traced. Graph and a call on a longer input, as torch.
+    **{f"D23_{k}": f"""
+def f(x):
+    return {e}
+tr = torch.jit.trace(f, torch.rand{shape}, check_trace=False)
+longer = list({shape}); longer[-1] *= 2
+r = (tr.graph, tr(torch.rand(*longer)).shape)""" for k, (e, shape) in {
+        "max_pool1d": ("F.max_pool1d(x, x.size(2))", (1, 2, 6)),
+        "max_pool1d_tuple": ("F.max_pool1d(x, (x.size(2),))", (1, 2, 6)),
+        "max_pool1d_stride": ("F.max_pool1d(x, 2, stride=x.size(2) // 3)", (1, 2, 6)),
+        "avg_pool1d": ("F.avg_pool1d(x, x.shape[-1])", (1, 2, 6)),
+        "avg_pool1d_kwargs": ("F.avg_pool1d(x, kernel_size=x.size(2), stride=x.size(2))", (1, 2, 6)),
+        "lp_pool1d": ("F.lp_pool1d(x, 2, x.size(2))", (1, 2, 6)),
+        "max_pool2d": ("F.max_pool2d(x, x.size(2))", (1, 2, 4, 4)),
+        "max_pool2d_tuple": ("F.max_pool2d(x, (x.size(2), x.size(3)))", (1, 2, 4, 4)),
+        "max_pool2d_indices": ("F.max_pool2d(x, x.size(2), return_indices=True)[0]", (1, 2, 4, 4)),
+        "avg_pool2d": ("F.avg_pool2d(x, x.size(2))", (1, 2, 4, 4)),
+        "max_pool3d": ("F.max_pool3d(x, x.size(2))", (1, 1, 2, 2, 2)),
+        "avg_pool3d": ("F.avg_pool3d(x, x.size(2))", (1, 1, 2, 2, 2)),
+        "adaptive_avg_pool1d": ("F.adaptive_avg_pool1d(x, x.size(2) // 2)", (1, 2, 6)),
+        "conv1d_stride": ("F.conv1d(x, torch.ones(2, 2, 1), stride=x.size(0))", (1, 2, 6)),
+        "roll_shifts": ("torch.roll(x, x.size(2) // 2, 2)", (1, 2, 6)),
+        "sum_dim": ("x.sum(x.size(0))", (1, 2, 6)),
+        "amax_dim": ("x.amax(x.size(0))", (1, 2, 6)),
+        "interpolate_size": ("F.interpolate(x, size=x.size(2) * 2)", (1, 2, 6)),
+        "pad": ("F.pad(x, (x.size(2), 0))", (1, 2, 6)),
+        "view": ("x.view(x.size(2) * 2)", (1, 2, 6)),
+        "repeat": ("x.repeat(x.size(0), 1, 1)", (1, 2, 6)),
+    }.items()},
     # D22 (and D9's check_tolerance='a')
     "D22_partial": """
 import functools
