@@ -171,6 +171,63 @@ r = (tr.graph, tr(torch.rand(*longer)).shape)""" for k, (e, shape) in {
         "view": ("x.view(x.size(2) * 2)", (1, 2, 6)),
         "repeat": ("x.repeat(x.size(0), 1, 1)", (1, 2, 6)),
     }.items()},
+    # D16: inlined_graph inlines each callee's optimized graph, whose equal immutable tensor
+    # constants are pooled (Tensor.equal: -0. is 0., NaN equals nothing; the type, strides
+    # included, must match); the top graph itself is not pooled
+    **{f"D16_pooling_{k}": f"""
+class C(nn.Module):
+    def __init__(self, vals, inner=None):
+        super().__init__()
+        self.vals, self.inner = vals, inner
+
+    def forward(self, x):
+        if self.inner is not None:
+            x = self.inner(x)
+        for v in self.vals:
+            x = x + v
+        return x * 1
+
+
+class Two(nn.Module):
+    def __init__(self, a, b):
+        super().__init__()
+        self.a, self.b = a, b
+
+    def forward(self, x):
+        return self.a(x) + self.b(x) * 0.5
+t = torch.tensor
+m = {e}
+tr = torch.jit.trace(m, torch.ones(3), check_trace=False)
+r = [tr.inlined_graph] + [sub.inlined_graph for n, sub in tr.named_modules() if n]""" for k, e in {
+        "chain3": "C([1], C([1], C([1])))",
+        "chain5_floats": "C([0.5], C([2.0, 0.5], C([0.5], C([1, 0.5], C([2.0])))))",
+        "two_branches": "Two(C([1], C([2])), C([2, 1], C([0.5])))",
+        "nested_two": "C([1], Two(C([1], C([1])), C([1])))",
+        "negative_zero": "C([t(-0.0)], C([t(0.0)], C([t(-0.0), t(0.0)])))",
+        "nan": "C([t(float('nan'))], C([t(float('nan'))], C([t(float('nan')), t(float('nan'))])))",
+        "dtypes": "C([t(1)], C([t(1.0)], C([t(1, dtype=torch.int32), t(1.0, dtype=torch.float64), t(1)])))",
+        "strides": "C([torch.ones(3, 3).t()], C([torch.ones(3, 3)], C([torch.ones(3, 3).t(), torch.ones(3, 3)])))",
+        "bool": "C([t(True)], C([t(1)], C([t(True), t(True)])))",
+    }.items()},
+    "D16_pooling_inplace_and_returned": """
+class Ret(nn.Module):
+    def forward(self, x):
+        c = torch.zeros(3)
+        c.add_(x)
+        return c + torch.zeros(3), torch.zeros(3)
+
+
+class Top(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = Ret(), Ret()
+
+    def forward(self, x):
+        y, z = self.a(x)
+        y2, z2 = self.b(y)
+        return y2 * z * z2 + torch.zeros(3)
+tr = torch.jit.trace(Top(), torch.ones(3), check_trace=False)
+r = [tr.inlined_graph, tr.a.inlined_graph]""",
     # D22 (and D9's check_tolerance='a')
     "D22_partial": """
 import functools
