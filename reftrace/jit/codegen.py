@@ -67,6 +67,10 @@ class CompiledGraph:
         for n, op in ops.items():
             fast[n] = op.kernel
             grad[n] = _with_grad_rule(op)
+        # a nested method or function call runs in its caller's mode: what the callee can reach
+        # the caller reached too, so asking again would walk the module tree once per level
+        for ns, run in ((fast, CompiledGraph.run_nested_fast), (grad, CompiledGraph.run_nested_grad)):
+            ns["call_method"], ns["call_function"] = _call_method(run), _call_function(run)
         exec(code, fast)
         exec(code, grad)
         self._fast, self._grad = fast[fn_name], grad[fn_name]
@@ -74,15 +78,30 @@ class CompiledGraph:
         self._constants = tuple(v for v in namespace.values() if isinstance(v, Tensor))
 
     def __call__(self, *args):
+        self._check(args)
+        if GRAD.enabled and _reaches_requires_grad(args, self._constants):
+            return self._grad(*args)
+        return self._fast(*args)
+
+    def run_nested_fast(self, *args):
+        """A call from a caller whose reachable tensors need no grad: only this graph's own
+        constants are new here."""
+        self._check(args)
+        if GRAD.enabled and any(c.requires_grad for c in self._constants):
+            return self._grad(*args)
+        return self._fast(*args)
+
+    def run_nested_grad(self, *args):
+        self._check(args)
+        return self._grad(*args)
+
+    def _check(self, args):
         inputs = self._inputs
         if len(args) != len(inputs):
             raise InterpreterError(
                 f"expected {len(inputs)} argument(s) but received {len(args)} argument(s)")
         for (typ, name), a in zip(inputs, args):
             check_input(typ, a, name)
-        if GRAD.enabled and _reaches_requires_grad(args, self._constants):
-            return self._grad(*args)
-        return self._fast(*args)
 
 
 def _with_grad_rule(op):
@@ -142,6 +161,20 @@ def call_method(name, module, *args):
 
 def call_function(name, graph, *args):
     return compiled(graph, name)(*args)
+
+
+def _call_method(run):
+    """call_method as a generated function's namespace binds it: ``run`` is
+    CompiledGraph.run_nested_fast or run_nested_grad, the caller's mode."""
+    def call_method(name, module, *args):
+        return run(compiled(module._type.methods[name], name), module, *args)
+    return call_method
+
+
+def _call_function(run):
+    def call_function(name, graph, *args):
+        return run(compiled(graph, name), *args)
+    return call_function
 
 
 def cannot_run(kind):
