@@ -284,6 +284,16 @@ def test_D22_warning_points_at_the_callers_line():
 
 
 @requires_torch
+@pytest.mark.parametrize("name", ["D5_list_with_non_tensor", "D5_dict_with_non_tensor",
+                                  "D5_tuple_too_short", "D12a_keyword_missing", "D12a_too_many",
+                                  "D24_iteration_then_other_shape"])
+def test_call_errors_have_torchs_exact_type(name):
+    """A wrong call of a trace raises what torch raises, a plain RuntimeError (not a subclass)."""
+    th, rt = outcome(torch, PROGRAMS[name]), outcome(reftrace, PROGRAMS[name])
+    assert th[1] == "RuntimeError" and type(rt[3]) is RuntimeError, rt
+
+
+@requires_torch
 def test_D19_python_level_warnings_point_at_their_caller():
     """torch's __iter__/__len__ are Python and warn with stacklevel=2: at the line iterating."""
     where = {}

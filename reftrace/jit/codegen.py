@@ -69,7 +69,7 @@ class CompiledGraph:
             grad[n] = _with_grad_rule(op)
         # a nested method or function call runs in its caller's mode: what the callee can reach
         # the caller reached too, so asking again would walk the module tree once per level
-        for ns, run in ((fast, CompiledGraph.run_nested_fast), (grad, CompiledGraph.run_nested_grad)):
+        for ns, run in ((fast, "run_nested_fast"), (grad, "run_nested_grad")):
             ns["call_method"], ns["call_function"] = _call_method(run), _call_function(run)
         exec(code, fast)
         exec(code, grad)
@@ -164,16 +164,16 @@ def call_function(name, graph, *args):
 
 
 def _call_method(run):
-    """call_method as a generated function's namespace binds it: ``run`` is
-    CompiledGraph.run_nested_fast or run_nested_grad, the caller's mode."""
+    """call_method as a generated function's namespace binds it: ``run`` names the callee's
+    method for the caller's mode (``run_nested_fast`` or ``run_nested_grad``)."""
     def call_method(name, module, *args):
-        return run(compiled(module._type.methods[name], name), module, *args)
+        return getattr(compiled(module._type.methods[name], name), run)(module, *args)
     return call_method
 
 
 def _call_function(run):
     def call_function(name, graph, *args):
-        return run(compiled(graph, name), *args)
+        return getattr(compiled(graph, name), run)(*args)
     return call_function
 
 
