@@ -1,39 +1,46 @@
-"""Memory of traces (defects D20, D15), measured with tracemalloc; run on demand, not in CI.
+"""Memory of traces (defects D20, D15), measured as resident memory; run on demand, not in CI.
 
     python bench/mem_trace.py free  [N]    # D20: an N-op trace (default 100,000) deleted while
-                                           #      its input lives: how much memory stays
+                                           #      its input lives: RSS held and left, graph freed
     python bench/mem_trace.py depth [D]    # D15: a D-deep chain of modules (default 3,000):
                                            #      peak RSS and time of trace_module
 """
 import gc
+import os
 import sys
 import time
-import tracemalloc
+import weakref
 
 import reftrace as torch
 
 
+def _rss_mib():
+    """Resident memory now (Linux /proc; tracemalloc makes a 100,000-op trace take many minutes)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def free(n):
     x = torch.ones(4)
-    gc.collect()
-    tracemalloc.start()
-    base = tracemalloc.get_traced_memory()[0]
 
     def f(x):
         for _ in range(n):
             x = x + 1
         return x
 
+    gc.collect()
+    base = _rss_mib()
+    t0 = time.perf_counter()
     tr = torch.jit.trace(f, x, check_trace=False)
     tr(x)  # generated code too
-    held = tracemalloc.get_traced_memory()[0] - base
+    dt = time.perf_counter() - t0
+    graph = weakref.ref(tr.graph)
+    held = _rss_mib() - base
     del tr
     gc.collect()
-    left = tracemalloc.get_traced_memory()[0] - base
-    peak = tracemalloc.get_traced_memory()[1] - base
-    tracemalloc.stop()
-    print(f"{n}-op trace: held {held / 2**20:.1f} MiB while alive, peak {peak / 2**20:.1f} MiB, "
-          f"{left / 2**10:.1f} KiB left after `del` with the input alive")
+    left = _rss_mib() - base
+    print(f"{n}-op trace ({dt:.0f} s): RSS +{held:.0f} MiB while alive, +{left:.0f} MiB after `del` "
+          f"with the input alive (the allocator keeps some pages); graph freed: {graph() is None}")
 
 
 class Leaf(torch.nn.Module):

@@ -45,10 +45,23 @@ def user_frame():
     return f
 
 
-def warn_at_caller(message, category=UserWarning):
-    """warnings.warn attributed to the user's frame, as torch's C++ warnings are."""
+def python_caller(f):
+    """The frame that called the @python_level function running in ``f`` (the frame a warning
+    torch raises there with ``stacklevel=2`` points at): its caller, machinery skipped."""
+    f = f.f_back
+    while f is not None and _is_internal(f.f_code.co_filename) and f.f_code not in PYTHON_LEVEL_CODES:
+        f = f.f_back
+    return f
+
+
+def warn_at_caller(message, category=UserWarning, stacklevel=1):
+    """warnings.warn attributed to the user's frame, as torch's C++ warnings are. torch's own
+    Python functions warn with ``stacklevel=2``: pass it for their reftrace equivalents (marked
+    @python_level), and the warning points at their caller."""
     import warnings
     f = user_frame()
+    if stacklevel == 2 and f is not None and f.f_code in PYTHON_LEVEL_CODES:
+        f = python_caller(f)
     if f is None:
         warnings.warn(message, category)
         return

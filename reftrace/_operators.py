@@ -60,6 +60,23 @@ def _python_level_binary(name, swap=False):
     return dunder
 
 
+def _wrapped_c_method(name):
+    """An operator torch/_tensor.py makes by wrapping the C method ``Tensor.<name>`` in
+    ``_handle_torch_function_and_wrap_type_error_to_not_implemented`` (``__pow__``,
+    ``__ipow__``): the innermost Python frame is that wrapper, ``wrapped(self, *args,
+    **kwargs)``, whose only tensor local is ``self``, so the tracer names no operand here."""
+    packet = _p(name)
+
+    @python_level
+    def wrapped(self, *args):
+        try:
+            return packet(self, *args)
+        except TypeError:
+            return NotImplemented
+    wrapped.__name__ = name
+    return wrapped
+
+
 def _unary(name):
     def dunder(self):
         return _p(name)(self)
@@ -93,8 +110,8 @@ OPERATORS = {
     "__ifloordiv__": _binary("floor_divide_"),
     "__mod__": _binary("remainder"), "__rmod__": _python_level_binary("remainder", swap=True),
     "__imod__": _binary("remainder_"),
-    "__pow__": _python_level_binary("pow"), "__rpow__": _python_level_binary("pow", swap=True),
-    "__ipow__": _python_level_binary("pow_"),
+    "__pow__": _wrapped_c_method("pow"), "__rpow__": _python_level_binary("pow", swap=True),
+    "__ipow__": _wrapped_c_method("pow_"),
     "__matmul__": _binary("matmul"), "__rmatmul__": _python_level_binary("matmul", swap=True),
     "__and__": _binary("__and__"), "__rand__": _binary("bitwise_and"), "__iand__": _binary("__iand__"),
     "__or__": _binary("__or__"), "__ror__": _binary("bitwise_or"), "__ior__": _binary("__ior__"),

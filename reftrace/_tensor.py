@@ -338,12 +338,16 @@ class Tensor(_TensorMethods):
         tracer = STATE.tracer
         if tracer is not None:
             tracer.warn_python_dataflow(self, "list")
+            # torch's tensor_to_list reads self.resolve_conj().resolve_neg(): both return the
+            # tensor itself, so the trace maps it to their outputs (which later uses then read)
+            self.resolve_conj().resolve_neg()
         return get_backend(self.device.type).to_host(self._array).tolist()
 
     def numpy(self, force: bool = False) -> Any:
         tracer = STATE.tracer
         if tracer is not None:
             tracer.warn_python_dataflow(self, "numpy")
+            _record_tensor_to_numpy(self)
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
@@ -389,6 +393,7 @@ class Tensor(_TensorMethods):
             note(self, sys._getframe(1))
         return int(self._to_number())
 
+    @python_level  # torch/_tensor.py's __len__ and __iter__ are Python: `self` is not named
     def __len__(self) -> int:
         if self._array.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -401,6 +406,7 @@ class Tensor(_TensorMethods):
             return n
         return self._array.shape[0]
 
+    @python_level
     def __iter__(self) -> Iterator[Tensor]:
         if self._array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
@@ -565,6 +571,18 @@ class Tensor(_TensorMethods):
         def bool(self, *, memory_format: _Enum | None = None) -> Tensor: ...
         def cfloat(self, *, memory_format: _Enum | None = None) -> Tensor: ...
         def cdouble(self, *, memory_format: _Enum | None = None) -> Tensor: ...
+
+
+def _record_tensor_to_numpy(self):
+    """What torch's tensor_to_numpy records while tracing: ``self.detach().to(cpu,
+    self.dtype)`` then ``resolve_conj()``, ``resolve_neg()`` on that detached tensor (never used
+    afterwards, so dead code, but its values take up numbers in the graph)."""
+    from .ops import OVERLOADS
+    from ._device import strided
+    d = OVERLOADS["aten::to.dtype_layout"](self.detach(), dtype=self.dtype, layout=strided,
+                                         device=CPU, pin_memory=None, non_blocking=False,
+                                         copy=False, memory_format=None)
+    d.resolve_conj().resolve_neg()
 
 
 def _property_op(name):

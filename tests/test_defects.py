@@ -92,6 +92,142 @@ def f(x):
     v = x * 2
     return v.norm()
 r = torch.jit.trace(f, torch.ones(3), check_trace=False).graph""",
+    # D19: value names come from the innermost Python frame; where torch's function is Python
+    # (torch/_tensor.py, torch/functional.py) that frame is torch's: its locals name the values
+    **{f"D19_names_{k}": f"""
+def f(x, y):
+    v = x + 1
+    w = y * 3
+    vi = (x + 2).long()
+    r = {e}
+    return r
+r = torch.jit.trace(f, (torch.ones(2, 3), torch.ones(2, 3)), check_trace=False).graph""" for k, e in {
+        "pow_exponent": "y ** v",            # __pow__ is the C method in a wrapper(self, *args)
+        "pow_base": "v ** w",
+        "ipow": "v.clone().__ipow__(w)",
+        "rpow": "2 ** v",
+        "floordiv": "y // v",                # __floordiv__(self, other): %other is named
+        "rfloordiv": "2 // v",
+        "rsub": "2 - v",
+        "rmod": "2 % v",
+        "rdiv": "2 / v",
+        "rlshift": "1 << vi",
+        "iter": "sum(v)",                    # __iter__(self): unbind's input is self
+        "len": "v * len(v)",                 # __len__(self): size's input is self
+        "split": "v.split(1)[0]",
+        "torch_split": "torch.split(v, 1)[0]",
+        "unflatten": "v.unflatten(1, (3, 1))",
+        "norm": "v.norm()",
+        "broadcast_tensors": "torch.broadcast_tensors(v, w)[0]",
+        "cdist": "torch.cdist(v, w)",
+    }.items()},
+    # D24: values leaving a tensor (tolist, numpy) are read after resolve_conj/resolve_neg
+    **{f"D24_{k}": f"""
+import numpy as np
+def f(x):
+    v = x * 2
+    {e}
+r = torch.jit.trace(f, torch.ones(3), check_trace=False).graph""" for k, e in {
+        "tolist_then_used": "v.tolist()\n    return v * 1",
+        "tolist_unused": "v.tolist()\n    return x * 1",
+        "tolist_baked": "a = v.tolist()\n    return x * a[0]",
+        "numpy": "v.numpy()\n    return v * 1",
+        "asarray": "np.asarray(v)\n    return v * 1",
+        "long_tolist": "v.long().tolist()\n    return v + 1",
+    }.items()},
+    "D24_iteration_then_other_shape": """
+def f(x):
+    a, b = x
+    return a + b
+tr = torch.jit.trace(f, torch.ones(2, 3), check_trace=False)
+r = tr(torch.ones(3, 3))""",
+    # D23: a traced size given alone for an int[N] parameter is baked (spec SIZ-5); in a list,
+    # or for an int[] parameter, it is traced. Graph and a call on a longer input, as torch.
+    **{f"D23_{k}": f"""
+def f(x):
+    return {e}
+tr = torch.jit.trace(f, torch.rand{shape}, check_trace=False)
+longer = list({shape}); longer[-1] *= 2
+r = (tr.graph, tr(torch.rand(*longer)).shape)""" for k, (e, shape) in {
+        "max_pool1d": ("F.max_pool1d(x, x.size(2))", (1, 2, 6)),
+        "max_pool1d_tuple": ("F.max_pool1d(x, (x.size(2),))", (1, 2, 6)),
+        "max_pool1d_stride": ("F.max_pool1d(x, 2, stride=x.size(2) // 3)", (1, 2, 6)),
+        "avg_pool1d": ("F.avg_pool1d(x, x.shape[-1])", (1, 2, 6)),
+        "avg_pool1d_kwargs": ("F.avg_pool1d(x, kernel_size=x.size(2), stride=x.size(2))", (1, 2, 6)),
+        "lp_pool1d": ("F.lp_pool1d(x, 2, x.size(2))", (1, 2, 6)),
+        "max_pool2d": ("F.max_pool2d(x, x.size(2))", (1, 2, 4, 4)),
+        "max_pool2d_tuple": ("F.max_pool2d(x, (x.size(2), x.size(3)))", (1, 2, 4, 4)),
+        "max_pool2d_indices": ("F.max_pool2d(x, x.size(2), return_indices=True)[0]", (1, 2, 4, 4)),
+        "avg_pool2d": ("F.avg_pool2d(x, x.size(2))", (1, 2, 4, 4)),
+        "max_pool3d": ("F.max_pool3d(x, x.size(2))", (1, 1, 2, 2, 2)),
+        "avg_pool3d": ("F.avg_pool3d(x, x.size(2))", (1, 1, 2, 2, 2)),
+        "adaptive_avg_pool1d": ("F.adaptive_avg_pool1d(x, x.size(2) // 2)", (1, 2, 6)),
+        "conv1d_stride": ("F.conv1d(x, torch.ones(2, 2, 1), stride=x.size(0))", (1, 2, 6)),
+        "roll_shifts": ("torch.roll(x, x.size(2) // 2, 2)", (1, 2, 6)),
+        "sum_dim": ("x.sum(x.size(0))", (1, 2, 6)),
+        "amax_dim": ("x.amax(x.size(0))", (1, 2, 6)),
+        "interpolate_size": ("F.interpolate(x, size=x.size(2) * 2)", (1, 2, 6)),
+        "pad": ("F.pad(x, (x.size(2), 0))", (1, 2, 6)),
+        "view": ("x.view(x.size(2) * 2)", (1, 2, 6)),
+        "repeat": ("x.repeat(x.size(0), 1, 1)", (1, 2, 6)),
+    }.items()},
+    # D16: inlined_graph inlines each callee's optimized graph, whose equal immutable tensor
+    # constants are pooled (Tensor.equal: -0. is 0., NaN equals nothing; the type, strides
+    # included, must match); the top graph itself is not pooled
+    **{f"D16_pooling_{k}": f"""
+class C(nn.Module):
+    def __init__(self, vals, inner=None):
+        super().__init__()
+        self.vals, self.inner = vals, inner
+
+    def forward(self, x):
+        if self.inner is not None:
+            x = self.inner(x)
+        for v in self.vals:
+            x = x + v
+        return x * 1
+
+
+class Two(nn.Module):
+    def __init__(self, a, b):
+        super().__init__()
+        self.a, self.b = a, b
+
+    def forward(self, x):
+        return self.a(x) + self.b(x) * 0.5
+t = torch.tensor
+m = {e}
+tr = torch.jit.trace(m, torch.ones(3), check_trace=False)
+r = [tr.inlined_graph] + [sub.inlined_graph for n, sub in tr.named_modules() if n]""" for k, e in {
+        "chain3": "C([1], C([1], C([1])))",
+        "chain5_floats": "C([0.5], C([2.0, 0.5], C([0.5], C([1, 0.5], C([2.0])))))",
+        "two_branches": "Two(C([1], C([2])), C([2, 1], C([0.5])))",
+        "nested_two": "C([1], Two(C([1], C([1])), C([1])))",
+        "negative_zero": "C([t(-0.0)], C([t(0.0)], C([t(-0.0), t(0.0)])))",
+        "nan": "C([t(float('nan'))], C([t(float('nan'))], C([t(float('nan')), t(float('nan'))])))",
+        "dtypes": "C([t(1)], C([t(1.0)], C([t(1, dtype=torch.int32), t(1.0, dtype=torch.float64), t(1)])))",
+        "strides": "C([torch.ones(3, 3).t()], C([torch.ones(3, 3)], C([torch.ones(3, 3).t(), torch.ones(3, 3)])))",
+        "bool": "C([t(True)], C([t(1)], C([t(True), t(True)])))",
+    }.items()},
+    "D16_pooling_inplace_and_returned": """
+class Ret(nn.Module):
+    def forward(self, x):
+        c = torch.zeros(3)
+        c.add_(x)
+        return c + torch.zeros(3), torch.zeros(3)
+
+
+class Top(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = Ret(), Ret()
+
+    def forward(self, x):
+        y, z = self.a(x)
+        y2, z2 = self.b(y)
+        return y2 * z * z2 + torch.zeros(3)
+tr = torch.jit.trace(Top(), torch.ones(3), check_trace=False)
+r = [tr.inlined_graph, tr.a.inlined_graph]""",
     # D22 (and D9's check_tolerance='a')
     "D22_partial": """
 import functools
@@ -145,6 +281,34 @@ def test_D22_warning_points_at_the_callers_line():
             tr(lib.ones(1, 3)); line = test_D22_warning_points_at_the_callers_line.__code__.co_firstlineno  # noqa: E702
         where[lname] = [(x.filename, x.lineno) for x in w if "degrees of freedom" in str(x.message)]
     assert where["reftrace"] == where["torch"] and where["torch"][0][0] == __file__
+
+
+@requires_torch
+@pytest.mark.parametrize("name", ["D5_list_with_non_tensor", "D5_dict_with_non_tensor",
+                                  "D5_tuple_too_short", "D12a_keyword_missing", "D12a_too_many",
+                                  "D24_iteration_then_other_shape"])
+def test_call_errors_have_torchs_exact_type(name):
+    """A wrong call of a trace raises what torch raises, a plain RuntimeError (not a subclass)."""
+    th, rt = outcome(torch, PROGRAMS[name]), outcome(reftrace, PROGRAMS[name])
+    assert th[1] == "RuntimeError" and type(rt[3]) is RuntimeError, rt
+
+
+@requires_torch
+def test_D19_python_level_warnings_point_at_their_caller():
+    """torch's __iter__/__len__ are Python and warn with stacklevel=2: at the line iterating."""
+    where = {}
+    for lname, lib in (("torch", torch), ("reftrace", reftrace)):
+        def f(x):
+            v = x * 2
+            a, b = v; n = len(v)  # noqa: E702
+            return a + b * n
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.jit.trace(f, lib.ones(2, 3), check_trace=False)
+        where[lname] = sorted((x.filename, x.lineno, str(x.message)[:20]) for x in w
+                              if "Iterating" in str(x.message) or "len" in str(x.message))
+    assert where["reftrace"] == where["torch"] and len(where["torch"]) == 2
+    assert where["torch"][0][:2] == (__file__, f.__code__.co_firstlineno + 2)
 
 
 # -- resources and concurrency (reftrace alone) ----------------------------------------------------

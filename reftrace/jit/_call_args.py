@@ -70,7 +70,7 @@ def bind(graph, name, args, kwargs, skip=0):
     (a method's self) are already in ``args``. Raises torch's errors for a wrong call."""
     ins = graph.param.outputs_
     if len(args) + len(kwargs) > len(ins):
-        raise InterpreterError(
+        raise RuntimeError(
             f"{name}() expected at most {len(ins)} argument(s) but received "
             f"{len(args) + len(kwargs)} argument(s). Declaration: {declaration(graph, name)}")
     names = argument_names(graph)
@@ -79,7 +79,7 @@ def bind(graph, name, args, kwargs, skip=0):
     _convert_all(graph, name, names, values, skip, len(values))
     for n in names[len(args):]:
         if n not in kwargs:
-            raise InterpreterError(f"{name}() is missing value for argument '{n}'. "
+            raise RuntimeError(f"{name}() is missing value for argument '{n}'. "
                                    f"Declaration: {declaration(graph, name)}")
         values.append(kwargs[n])
     _convert_all(graph, name, names, values, len(args), len(values))
@@ -95,7 +95,7 @@ def _convert_all(graph, name, names, values, start, stop):
         try:
             values[i] = _convert(typ, v)
         except _CastError as e:
-            raise InterpreterError(
+            raise RuntimeError(
                 f"{name}() Expected a value of type '{_annotation(typ)}' for argument '{names[i]}' "
                 f"but instead found type '{type(v).__name__}'.\nPosition: {i}\nValue: {v!r}\n"
                 f"Declaration: {declaration(graph, name)}\nCast error details: {e}") from None

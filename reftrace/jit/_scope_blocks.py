@@ -60,7 +60,7 @@ def _add_self_arg(block, attr_map):
 
 def _convert_refs(graph, block, prefix, self_value):
     unresolved, local_remaps = [], {}
-    prefix_atoms = prefix.split(".")
+    n_prefix = len(prefix)
     for n in block:
         if n.kind_ == "prim::TracedModuleForward":
             sub = n.blocks_[0]
@@ -75,10 +75,13 @@ def _convert_refs(graph, block, prefix, self_value):
             if inp.node_.kind_ != "prim::TracedAttr":
                 continue
             first = block.param.next  # WithInsertPoint(b->param_node()->next())
-            atoms = inp.node_.s("scope").split(".")
-            if atoms[:len(prefix_atoms)] == prefix_atoms:
+            scope = inp.node_.s("scope")
+            # under this block's module: its own scope, or one of its atoms further down (a
+            # string test: splitting every scope of a deep chain into atoms would hold O(depth)
+            # strings on each of the O(depth) levels of this recursion)
+            if scope.startswith(prefix) and (len(scope) == n_prefix or scope[n_prefix] == "."):
                 v = self_value
-                for atom in atoms[len(prefix_atoms):]:
+                for atom in (scope[n_prefix + 1:].split(".") if len(scope) > n_prefix else ()):
                     v = insert_get_attr(graph, v, atom, first)
             else:
                 v = copy_metadata(block.add_input(inp.type_), inp)

@@ -124,6 +124,12 @@ class ExecutorCode:
     def __call__(self, *args):
         return self._built()(*args)
 
+    def run_nested_fast(self, *args):  # a call from generated code (codegen._call_method)
+        return self._built().run_nested_fast(*args)
+
+    def run_nested_grad(self, *args):
+        return self._built().run_nested_grad(*args)
+
     def __getattr__(self, name):  # .source of the generated code
         if name.startswith("_"):  # (copy and pickle probe a fresh instance for these)
             raise AttributeError(name)

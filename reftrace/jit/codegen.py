@@ -68,9 +68,10 @@ class CompiledGraph:
         for n, op in ops.items():
             fast[n] = op.kernel
             grad[n] = _with_grad_rule(op)
-        # a call made by the fast function runs fast too: whatever it can reach (submodules,
-        # results of kernels that applied no requires_grad rule) the caller's check covered
-        fast.update(call_method=call_method_fast, call_function=call_function_fast)
+        # a nested method or function call runs in its caller's mode: what the callee can reach
+        # the caller reached too, so asking again would walk the module tree once per level
+        for ns, run in ((fast, "run_nested_fast"), (grad, "run_nested_grad")):
+            ns["call_method"], ns["call_function"] = _call_method(run), _call_function(run)
         exec(code, fast)
         exec(code, grad)
         self._fast, self._grad = fast[fn_name], grad[fn_name]
@@ -78,7 +79,25 @@ class CompiledGraph:
         self._inputs_ok = _input_predicate(self._inputs)
         self._constants = tuple(v for v in namespace.values() if isinstance(v, Tensor))
 
-    def check(self, args):
+    def __call__(self, *args):
+        self._check(args)
+        if GRAD.enabled and _reaches_requires_grad(args, self._constants):
+            return self._grad(*args)
+        return self._fast(*args)
+
+    def run_nested_fast(self, *args):
+        """A call from a caller whose reachable tensors need no grad: only this graph's own
+        constants are new here."""
+        self._check(args)
+        if GRAD.enabled and any(c.requires_grad for c in self._constants):
+            return self._grad(*args)
+        return self._fast(*args)
+
+    def run_nested_grad(self, *args):
+        self._check(args)
+        return self._grad(*args)
+
+    def _check(self, args):
         """The interpreter's input checks (a generated predicate first: the full checks, which
         raise the interpreter's errors, run only when it says no)."""
         inputs = self._inputs
@@ -88,12 +107,6 @@ class CompiledGraph:
         if not self._inputs_ok(*args):
             for (typ, name), a in zip(inputs, args):
                 check_input(typ, a, name)
-
-    def __call__(self, *args):
-        self.check(args)
-        if GRAD.enabled and _reaches_requires_grad(args, self._constants):
-            return self._grad(*args)
-        return self._fast(*args)
 
     def run_fast(self, *args):
         self.check(args)
@@ -175,12 +188,18 @@ def call_function(name, graph, *args):
     return compiled(graph, name)(*args)
 
 
-def call_method_fast(name, module, *args):
-    return compiled(module._type.methods[name], name).run_fast(module, *args)
+def _call_method(run):
+    """call_method as a generated function's namespace binds it: ``run`` names the callee's
+    method for the caller's mode (``run_nested_fast`` or ``run_nested_grad``)."""
+    def call_method(name, module, *args):
+        return getattr(compiled(module._type.methods[name], name), run)(module, *args)
+    return call_method
 
 
-def call_function_fast(name, graph, *args):
-    return compiled(graph, name).run_fast(*args)
+def _call_function(run):
+    def call_function(name, graph, *args):
+        return getattr(compiled(graph, name), run)(*args)
+    return call_function
 
 
 _NOT_ON_CLASS = {}  # (class, name) -> whether the class leaves `name` to the instance's tables

@@ -80,7 +80,13 @@ def _constant_key(node, written):
         # safeToChangeAliasingRelationship): no op writes them and the graph does not return them
         if node.outputs_[0] in written:
             return None
+        # torch's EqualNode compares tensor attributes with Tensor.equal (and HashNode hashes
+        # the output type, strides included): -0. equals 0., a NaN equals nothing
         a = value._array
+        if a.dtype.kind not in "biu":
+            if bool((a != a).any()):
+                return None
+            a = a + a.dtype.type(0)  # -0. + 0. is 0.: equal values, equal bytes
         return (kind, str(a.dtype), a.shape, a.tobytes(), str(node.outputs_[0].type_))
     return (kind, repr(value), str(node.outputs_[0].type_))
 

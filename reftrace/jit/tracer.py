@@ -377,12 +377,12 @@ class TracingState:
         self.graph.pop_scope()
 
     # -- warnings and the specialisation report ----------------------------------------------
-    def _warn(self, message, kind=None, value=None, origin=None):
+    def _warn(self, message, kind=None, value=None, origin=None, stacklevel=1):
         """A TracerWarning (torch's words), noted in the report under ``kind``."""
         if kind is not None:
             self.note(kind, value, message, origin=origin)
         if self.warn:
-            warn_at_caller(message, TracerWarning)  # torch warns from the Python caller
+            warn_at_caller(message, TracerWarning, stacklevel)  # torch warns from the Python caller
 
     def note(self, kind, value, message, fix=None, frame=None, origin=None):
         """Record a value baked into the trace (traced.specializations(), _specializations.py),
@@ -412,7 +412,7 @@ class TracingState:
                    "Recommended usage would be tensor.shape[0]. Passing a tensor of different "
                    "shape might lead to errors or silently give incorrect results.", "len",
                    None if t is None else t.shape_tuple[0],
-                   None if size is None else self._size_origin(size))
+                   None if size is None else self._size_origin(size), stacklevel=2)
 
     def note_index(self, t, frame):
         """A tensor taken as a Python index by the user's code (range(n), lst[n]): torch takes
@@ -441,7 +441,7 @@ class TracingState:
         self._warn("Iterating over a tensor might cause the trace to be incorrect. Passing a tensor "
                    "of different shape won't change the number of iterations executed (and might "
                    "lead to errors or silently give incorrect results).", "iterate",
-                   None if t is None else t.shape_tuple[0])
+                   None if t is None else t.shape_tuple[0], stacklevel=2)
 
     def constructor_result(self, t, constructor="torch.tensor"):
         """A tensor made from Python/NumPy data inside a trace: torch bakes it as a constant and

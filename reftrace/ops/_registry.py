@@ -149,7 +149,11 @@ def _int_list(size):
         if isinstance(v, (list, tuple)):
             return [_int_list_element(e) for e in v]
         if size is not None and (type(v) is int or (isinstance(v, Tensor) and v._array.ndim == 0)):
-            return [_int(v, False)] * size
+            # int[N] takes one int for all N (torch's arg parser, python_arg_parser.cpp): it
+            # expands that int without stashing it, so a traced size given alone is baked as a
+            # constant, silently (`F.max_pool1d(x, x.size(2))`); inside a list it is traced
+            n = _int(v, False)
+            return [n._to_number() if isinstance(n, Tensor) else n] * size
         raise NoMatch
     return conv
 

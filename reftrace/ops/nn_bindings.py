@@ -13,15 +13,16 @@ import numbers
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from ._registry import get_packet
-
-if TYPE_CHECKING:
-    from .._tensor import Tensor
+from .._tensor import Tensor
 from ..autograd._variable_type import attach_history
 from ..autograd.grad_mode import STATE as GRAD, no_grad
 
 
 def _int_list(v, n):
-    # an int for a SymInt[n] parameter is repeated n times (what the binding records)
+    # an int for a SymInt[n] parameter is repeated n times (what the binding records); a 0-dim
+    # tensor there (a traced size) is one int too, read without being traced (spec SIZ-6)
+    if isinstance(v, Tensor) and v.dim() == 0:
+        return [v] * n
     return [v] * n if isinstance(v, numbers.Integral) else list(v)
 
 
