@@ -242,6 +242,8 @@ def _scatter_to_planes(xp, grad, shape, nd, flat_index):
     or one row of taps shared by every leading index) of a zero tensor of ``shape``."""
     lead = int(np.prod(shape[:-nd]))
     plane = int(np.prod(shape[-nd:]))
+    if lead == 0:  # an empty batch: nothing to scatter (and reshape(0, -1) is ambiguous)
+        return xp.zeros(shape, dtype=grad.dtype)
     g = grad.reshape(lead, -1)
     idx = xp.broadcast_to(flat_index, g.shape) + xp.arange(lead)[:, None] * plane
     if g.dtype.kind == "f":  # bincount: a vectorised add.at (it sums in float64)
@@ -301,7 +303,7 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
     out = grad_output.shape_tuple[-3:]
     _, valid, flat_index = _gathered(xp, self._array, list(out))   # (*out, K) each
     share = grad_output._array[..., None] * valid / valid.sum(-1, keepdims=True)  # (..., *out, K)
-    arr = _scatter_to_planes(xp, share.reshape(share.shape[:-4] + (-1,)), self.shape_tuple, 3,
+    arr = _scatter_to_planes(xp, share.reshape(share.shape[:-4] + (int(np.prod(share.shape[-4:])),)), self.shape_tuple, 3,
                              xp.where(valid, flat_index, 0).reshape(-1))
     return _fresh(xp.ascontiguousarray(arr), grad_output.dtype, grad_output.device)
 

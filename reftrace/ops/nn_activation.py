@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _wrap_dim, xp_of
 from ._pointwise_helpers import write_inplace
-from ._registry import derivatives, op
+from ._registry import composite, derivatives, op
 from .activation import _like_input, _register_inplace, _smooth, elu, leaky_relu
 from .reduction import not_implemented
 
@@ -59,8 +59,10 @@ def selu(self):
     return elu.kernel(self, _SELU_ALPHA, _SELU_SCALE, 1)
 
 
-derivatives(selu, {"self": "elu_backward(grad, 1.6732632423543772848170429916717, "
-                           "1.0507009873554804934193349852946, 1, False, self)"})  # (as elu's)
+@composite(selu)
+def _selu_composite(self):
+    # Activation.cpp: selu is elu with SELU's constants (its grad_fn is EluBackward0)
+    return elu(self, _SELU_ALPHA, _SELU_SCALE, 1)
 
 
 @op("celu(Tensor self, Scalar alpha=1.0) -> Tensor")
