@@ -65,8 +65,6 @@ KNOWN_GAPS = {
     'nn.functional.instance_norm': "composite in torch (its grad_fn is ViewBackward0 over batch_norm): reftrace's decomposition is not ported yet",
     'nn.functional.rms_norm': "composite in torch (its grad_fn is MulBackward0): reftrace's decomposition is not ported yet",
     'nn.functional.multilabel_margin_loss': 'no derivative for multilabel_margin_loss yet',
-    'nn.functional.multilabel_soft_margin_loss': 'log_sigmoid has no derivative yet',
-    'nn.functional.logsigmoid': 'log_sigmoid has no derivative yet (torch: LogSigmoidBackward0 over log_sigmoid_forward)',
     'nn.functional.prelu': "torch records PreluKernelBackward0 (_prelu_kernel); reftrace's prelu is one op",
     'nn.functional.rrelu': "the gradient through rrelu's random slopes differs (reftrace's random stream)",
     'nn.functional.scaled_dot_product_attention': "composite in torch (its grad_fn is UnsafeViewBackward0, the math path): reftrace's decomposition is not ported yet",

@@ -25,6 +25,18 @@ def _elementwise(fn, out_like, *tensors):
 
 # -- activations --------------------------------------------------------------------------------
 
+@op("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor")
+def log_sigmoid_backward(grad_output, self, buffer):
+    # ATen's CPU kernel: z = buffer = exp(-|x|); (x < 0 ? 1 - z/(1+z) : z/(1+z)) * grad
+    return _elementwise(lambda xp, g, x, z: xp.where(x < 0, 1 - z / (1 + z), z / (1 + z)) * g,
+                        self, grad_output, self, buffer)
+
+
+derivatives(log_sigmoid_backward, {
+    "grad_output": "log_sigmoid_backward(grad, self, buffer)",
+    "self": "log_sigmoid_double_backward(grad * grad_output, self)"})
+
+
 @op("hardswish_backward(Tensor grad_output, Tensor self) -> Tensor")
 def hardswish_backward(grad_output, self):
     return _elementwise(lambda xp, g, x: xp.where(x <= -3, 0, xp.where(x < 3, g * (x / 3 + 0.5), g)),

@@ -153,6 +153,23 @@ def log_sigmoid(self):
                                lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))))
 
 
+@op("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)", variants=())
+def log_sigmoid_forward(self):
+    # ATen's CPU kernel: output as log_sigmoid, buffer = exp(-|x|), which the backward reads
+    a = _floating(self, "log_sigmoid_cpu")
+    return log_sigmoid.kernel(self), _contiguous(_like_input(np.exp(-np.abs(a)), self))
+
+
+derivatives(log_sigmoid_forward, {"self": "log_sigmoid_backward(grad, self, buffer)"},
+            output_differentiability=[True, False])
+
+
+@composite(log_sigmoid)
+def _log_sigmoid_composite(self):
+    # Activation.cpp log_sigmoid: log_sigmoid_forward's output (its grad_fn LogSigmoidBackward0)
+    return log_sigmoid_forward(self)[0]
+
+
 def _contiguous(t):
     from .._tensor import _fresh
     return _fresh(xp_of(t).array(t._array, copy=True, order="C"), t.dtype, t.device)
