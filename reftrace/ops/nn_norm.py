@@ -15,7 +15,7 @@ import numpy as np
 from .._tensor import _fresh
 from .nn_conv import sizes
 from ._memory_format import like_input
-from ._registry import derivatives, op
+from ._registry import composite, derivatives, op
 from .reduction import not_implemented
 
 
@@ -195,3 +195,21 @@ def rms_norm(input, normalized_shape, weight, eps):
     axes = tuple(range(a.ndim - k, a.ndim))
     normalized = a / np.sqrt((a * a).mean(axis=axes, keepdims=True) + eps)
     return _affine_result(input, normalized, weight, None, shape)
+
+
+@composite(rms_norm)
+def _rms_norm_composite(input, normalized_shape, weight, eps):
+    # layer_norm.cpp rms_norm (the CPU math path), in its order
+    rms_norm.kernel(input, normalized_shape, weight, eps)  # its checks and messages
+    from .. import _dtype as D
+    opmath = D.float32 if input.dtype is D.float16 else input.dtype  # (no bfloat16 here)
+    if eps is None:  # numeric_limits<opmath_type<scalar_t>>::epsilon()
+        eps = float(np.finfo(opmath.np).eps)
+    dims_to_reduce = [input.dim() - i - 1 for i in range(len(normalized_shape))]
+    upcasted_input = input.to(opmath)
+    # (torch's add_(eps) is add_.Scalar, AddBackward1; reftrace has only add_.Tensor: AddBackward0)
+    rqrst_input = upcasted_input.pow(2).mean(dims_to_reduce, True).add_(eps).rsqrt()
+    result = upcasted_input.mul(rqrst_input).type_as(input)
+    if weight is not None:
+        result = result.mul(weight)
+    return result
