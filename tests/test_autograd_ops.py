@@ -62,7 +62,6 @@ KNOWN_GAPS = {
     'nn.functional.conv_transpose2d': 'convolution_backward does not handle transposed convolution yet',
     'nn.functional.conv_transpose3d': 'convolution_backward does not handle transposed convolution yet',
     'nn.functional.conv3d': 'convolution_backward does not handle 3-d convolution yet',
-    'nn.functional.instance_norm': "composite in torch (its grad_fn is ViewBackward0 over batch_norm): reftrace's decomposition is not ported yet",
     'nn.functional.multilabel_margin_loss': 'no derivative for multilabel_margin_loss yet',
     'nn.functional.prelu': "torch records PreluKernelBackward0 (_prelu_kernel); reftrace's prelu is one op",
     'nn.functional.rrelu': "the gradient through rrelu's random slopes differs (reftrace's random stream)",
