@@ -63,7 +63,6 @@ KNOWN_GAPS = {
     'nn.functional.conv_transpose3d': 'convolution_backward does not handle transposed convolution yet',
     'nn.functional.conv3d': 'convolution_backward does not handle 3-d convolution yet',
     'nn.functional.multilabel_margin_loss': 'no derivative for multilabel_margin_loss yet',
-    'nn.functional.prelu': "torch records PreluKernelBackward0 (_prelu_kernel); reftrace's prelu is one op",
     'nn.functional.rrelu': "the gradient through rrelu's random slopes differs (reftrace's random stream)",
     'nn.functional.scaled_dot_product_attention': "composite in torch (its grad_fn is UnsafeViewBackward0, the math path): reftrace's decomposition is not ported yet",
     'nn.functional.multi_head_attention_forward': "gradients differ from torch's (not diagnosed yet)",

@@ -126,8 +126,28 @@ def prelu(self, weight):
     return _like_input(np.where(a > 0, a, w * a), self)
 
 
-derivatives(prelu, {"self, weight": "(_prelu_kernel_backward(grad, self, weight) if grad is "
-                                    "not None else (None, None))"})
+@op("_prelu_kernel(Tensor self, Tensor weight) -> Tensor", variants=())
+def _prelu_kernel(self, weight):
+    # ATen's kernel: self > 0 ? self : weight * self, weight broadcast (prelu reshaped it)
+    a = _floating(self, "prelu_cpu")
+    return _like_input(np.where(a > 0, a, weight._array * a), self)
+
+
+derivatives(_prelu_kernel, {"self, weight": "(_prelu_kernel_backward(grad, self, weight) if grad "
+                                            "is not None else (None, None))"})
+
+
+@composite(prelu)
+def _prelu_composite(self, weight):
+    # Activation.cpp prelu: the weight reshaped to broadcast over self, then _prelu_kernel
+    prelu.kernel(self, weight)  # its checks and messages
+    self_dim = self.dim()
+    if self_dim != weight.dim():
+        dim_w = [1] * self_dim
+        if self_dim > 1:
+            dim_w[1] = weight.numel()
+        weight = weight.reshape(dim_w)
+    return _prelu_kernel(self, weight)
 
 
 @op("rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, "
