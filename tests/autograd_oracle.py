@@ -49,7 +49,8 @@ def flat_tensors(v, kind):
 
 def to_numpy(t):
     if torch is not None and isinstance(t, torch.Tensor):
-        return t.detach().numpy()
+        # a ZeroTensor (torch's gradient of abs/sgn/norm at 0) refuses numpy(): its value is 0
+        return t.detach().numpy(force=True) if t._is_zerotensor() else t.detach().numpy()
     return np.asarray(t.detach().numpy())
 
 

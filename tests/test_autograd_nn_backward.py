@@ -59,8 +59,6 @@ def test_op_db_samples_match_torch(name):
                       names=name not in NAME_DIFFERS)
 
 
-@pytest.mark.xfail(strict=True, reason="reftrace's prelu node is PreluBackward0, torch's "
-                                       "PreluKernelBackward0 (_TORCH_NODES lacks prelu)")
 def test_prelu_node_name():
     x = reftrace.randn(2, 3, requires_grad=True)
     y = reftrace.nn.functional.prelu(x, reftrace.tensor([0.25, 0.5, 1.0]))
@@ -122,10 +120,6 @@ def test_hand_picked_gradients_match_torch(name):
                   names=name not in OTHER_NODE)
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="reftrace's prelu hands _prelu_kernel_backward the 1-d weight; torch's "
-                          "composite prelu reshapes it to (C, 1, ...) first, which the double "
-                          "backward formula's grads[0] * weight needs")
 def test_prelu_channels_double_backward():
     fn, inputs = HAND["prelu_channels"]
     compare_grads(fn, [t.detach().clone().requires_grad_() for t in inputs], names=False)

@@ -46,20 +46,20 @@ NOT_COMPARABLE = {
                                         "does not (the op itself is covered through max_pool2d)",
 }
 
-# Known gaps: these run and are expected to fail until implemented
+# Known gaps: these run and are expected to fail until implemented (keyed by test id: the
+# OpInfo name, with its variant_test_name after a dot where the gap is one variant's)
 KNOWN_GAPS = {
-    "abs": "torch's abs backward of an all-zero input yields a ZeroTensor torch cannot export",
-    "norm": "torch's gradient of a zero-norm input is a ZeroTensor torch cannot export",
+    "norm.nuc": "reftrace has no nuclear norm (p='nuc')",
     "diag": "reftrace's diag is one op; torch's is diag_embed/diagonal (DiagEmbedBackward0)",
-    "as_strided": "as_strided of overlapping views: torch's as_strided_backward is not ported",
     "sgn": "torch's sgn backward of a real input yields a ZeroTensor torch cannot export",
     "scatter_reduce": "torch's scatter_reduce_backward is not ported",
     "index_reduce": "torch's index_reduce_backward is not ported",
     "renorm": "torch's renorm_backward is not ported",
     "einsum": "einsum's decomposition (sumproduct_pair: permute / bmm / view) is not ported",
     "as_strided_scatter": "torch's as_strided_scatter_backward is not ported",
-    "nn.functional.pad": "circular padding has no derivative yet",
-    "nn.functional.interpolate": "interpolate's area mode on 3-d input is not implemented",
+    "nn.functional.pad.circular": "circular padding has no derivative yet",
+    "nn.functional.interpolate.bicubic": "no derivative for upsample_bicubic2d yet",
+    "nn.functional.interpolate.trilinear": "no derivative for upsample_trilinear3d yet",
     "nn.functional.bilinear": "torch decomposes bilinear into _trilinear; not ported",
     "cdouble": "reftrace has no complex real()/conj ops yet",
     "cfloat": "reftrace has no complex real()/conj ops yet",
@@ -125,35 +125,17 @@ KNOWN_GAPS = {
     "fft.ihfftn": "complex gradients: reftrace has no complex real()/conj views, which fft_r2c_backward needs",
     # the nn layers' ops whose gradients are not torch's yet (issue 9's list of what is left)
     'cdist': "no derivative for cdist yet (torch: _cdist_forward's CdistBackward0)",
-    'nn.functional.cosine_similarity': "composite in torch (its grad_fn is SumBackward1): reftrace's decomposition is not ported yet",
-    'nn.functional.adaptive_avg_pool1d': "composite in torch (its grad_fn is SqueezeBackward1, over the 2-d op): reftrace's decomposition is not ported yet",
-    'nn.functional.adaptive_max_pool1d': "composite in torch (its grad_fn is SqueezeBackward1, over the 2-d op): reftrace's decomposition is not ported yet",
-    'nn.functional.avg_pool1d': "composite in torch (its grad_fn is SqueezeBackward1, over the 2-d op): reftrace's decomposition is not ported yet",
-    'nn.functional.adaptive_avg_pool3d': 'adaptive_avg_pool3d is not routed to _adaptive_avg_pool3d (whose backward exists)',
     'nn.functional.conv_transpose1d': 'convolution_backward does not handle transposed convolution yet',
     'nn.functional.conv_transpose2d': 'convolution_backward does not handle transposed convolution yet',
     'nn.functional.conv_transpose3d': 'convolution_backward does not handle transposed convolution yet',
     'nn.functional.conv3d': 'convolution_backward does not handle 3-d convolution yet',
-    'nn.functional.instance_norm': "composite in torch (its grad_fn is ViewBackward0 over batch_norm): reftrace's decomposition is not ported yet",
-    'nn.functional.rms_norm': "composite in torch (its grad_fn is MulBackward0): reftrace's decomposition is not ported yet",
-    'nn.functional.margin_ranking_loss': "composite in torch (its grad_fn is SumBackward0): reftrace's decomposition is not ported yet",
     'nn.functional.multilabel_margin_loss': 'no derivative for multilabel_margin_loss yet',
-    'nn.functional.multilabel_soft_margin_loss': 'log_sigmoid has no derivative yet',
-    'nn.functional.logsigmoid': 'log_sigmoid has no derivative yet (torch: LogSigmoidBackward0 over log_sigmoid_forward)',
-    'nn.functional.prelu': "torch records PreluKernelBackward0 (_prelu_kernel); reftrace's prelu is one op",
-    'nn.functional.selu': "composite in torch (its grad_fn is EluBackward0): reftrace's decomposition is not ported yet",
     'nn.functional.rrelu': "the gradient through rrelu's random slopes differs (reftrace's random stream)",
     'nn.functional.scaled_dot_product_attention': "composite in torch (its grad_fn is UnsafeViewBackward0, the math path): reftrace's decomposition is not ported yet",
     'nn.functional.multi_head_attention_forward': "gradients differ from torch's (not diagnosed yet)",
-    'nn.functional.triplet_margin_loss': "composite in torch (its grad_fn is MeanBackward0): reftrace's decomposition is not ported yet",
     'nn.functional.triplet_margin_with_distance_loss': "op_db passes torch's own distance function, which reftrace cannot call",
-    'nn.functional.l1_loss': "composite in torch (its grad_fn is MeanBackward0): reftrace's decomposition is not ported yet",
     'nn.functional.embedding_bag': 'embedding_bag is not routed to _embedding_bag (whose backward exists)',
     'nn.functional.grid_sample': "grid_sampler_2d_backward is not implemented yet (and torch's node is GridSampler2DBackward0)",
-    'nn.functional.cosine_embedding_loss': "composite in torch (its grad_fn is AddBackward0): reftrace's decomposition is not ported yet",
-    'nn.functional.hinge_embedding_loss': "composite in torch (its grad_fn is AddBackward0): reftrace's decomposition is not ported yet",
-    'nn.functional.poisson_nll_loss': "composite in torch (its grad_fn is AddBackward0): reftrace's decomposition is not ported yet",
-    'nn.functional.pairwise_distance': "composite in torch (its grad_fn is NormBackward1): reftrace's decomposition is not ported yet",
     'nn.functional.kl_div': "composite in torch (its grad_fn is MulBackward0): reftrace's decomposition is not ported yet",
 }
 
@@ -185,8 +167,12 @@ def _resolve(name):
 def _params():
     out = []
     for info in _op_infos():
-        marks = [pytest.mark.xfail(reason=KNOWN_GAPS[info.name])] if info.name in KNOWN_GAPS else []
-        out.append(pytest.param(info, marks=marks, id=info.name))
+        # the test id names the OpInfo variant (norm.nuc, nn.functional.pad.circular): a gap is
+        # keyed by that id, or by the OpInfo name when every variant has it
+        test_id = f"{info.name}.{info.variant_test_name}" if info.variant_test_name else info.name
+        reason = KNOWN_GAPS.get(test_id, KNOWN_GAPS.get(info.name))
+        marks = [pytest.mark.xfail(reason=reason)] if reason else []
+        out.append(pytest.param(info, marks=marks, id=test_id))
     return out
 
 

@@ -706,6 +706,11 @@ def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result,
                                               input_scale, is_result, self_or_result) * negative
 
 
+def log_sigmoid_double_backward(grad, input):
+    z = input.sigmoid()
+    return grad * (z - 1) * z
+
+
 def gelu_double_backward(ggI, gO, input, approximate):
     """d/dx of gelu's derivative, times both incoming gradients."""
     if approximate == "tanh":
@@ -1152,11 +1157,7 @@ def binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_w
 
 def binary_cross_entropy_with_logits_target_backward(grad_output, self, target, weight,
                                                      pos_weight, reduction):
-    softplus = _rt.nn.functional.softplus  # log_sigmoid(x) = -softplus(-x): reftrace's
-    # log_sigmoid has no derivative yet, softplus has (the same values and gradients)
-
-    def log_sigmoid(x):
-        return -softplus(-x)
+    log_sigmoid = _rt.nn.functional.logsigmoid  # at::log_sigmoid
     if pos_weight is not None:
         grad_target = (log_sigmoid(-self) - log_sigmoid(self) * pos_weight) * grad_output
     else:

@@ -25,6 +25,18 @@ def _elementwise(fn, out_like, *tensors):
 
 # -- activations --------------------------------------------------------------------------------
 
+@op("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor")
+def log_sigmoid_backward(grad_output, self, buffer):
+    # ATen's CPU kernel: z = buffer = exp(-|x|); (x < 0 ? 1 - z/(1+z) : z/(1+z)) * grad
+    return _elementwise(lambda xp, g, x, z: xp.where(x < 0, 1 - z / (1 + z), z / (1 + z)) * g,
+                        self, grad_output, self, buffer)
+
+
+derivatives(log_sigmoid_backward, {
+    "grad_output": "log_sigmoid_backward(grad, self, buffer)",
+    "self": "log_sigmoid_double_backward(grad * grad_output, self)"})
+
+
 @op("hardswish_backward(Tensor grad_output, Tensor self) -> Tensor")
 def hardswish_backward(grad_output, self):
     return _elementwise(lambda xp, g, x: xp.where(x <= -3, 0, xp.where(x < 3, g * (x / 3 + 0.5), g)),
@@ -242,6 +254,8 @@ def _scatter_to_planes(xp, grad, shape, nd, flat_index):
     or one row of taps shared by every leading index) of a zero tensor of ``shape``."""
     lead = int(np.prod(shape[:-nd]))
     plane = int(np.prod(shape[-nd:]))
+    if lead == 0:  # an empty batch: nothing to scatter (and reshape(0, -1) is ambiguous)
+        return xp.zeros(shape, dtype=grad.dtype)
     g = grad.reshape(lead, -1)
     idx = xp.broadcast_to(flat_index, g.shape) + xp.arange(lead)[:, None] * plane
     if g.dtype.kind == "f":  # bincount: a vectorised add.at (it sums in float64)
@@ -301,7 +315,7 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
     out = grad_output.shape_tuple[-3:]
     _, valid, flat_index = _gathered(xp, self._array, list(out))   # (*out, K) each
     share = grad_output._array[..., None] * valid / valid.sum(-1, keepdims=True)  # (..., *out, K)
-    arr = _scatter_to_planes(xp, share.reshape(share.shape[:-4] + (-1,)), self.shape_tuple, 3,
+    arr = _scatter_to_planes(xp, share.reshape(share.shape[:-4] + (int(np.prod(share.shape[-4:])),)), self.shape_tuple, 3,
                              xp.where(valid, flat_index, 0).reshape(-1))
     return _fresh(xp.ascontiguousarray(arr), grad_output.dtype, grad_output.device)
 

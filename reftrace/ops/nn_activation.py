@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _wrap_dim, xp_of
 from ._pointwise_helpers import write_inplace
-from ._registry import derivatives, op
+from ._registry import composite, derivatives, op
 from .activation import _like_input, _register_inplace, _smooth, elu, leaky_relu
 from .reduction import not_implemented
 
@@ -59,8 +59,10 @@ def selu(self):
     return elu.kernel(self, _SELU_ALPHA, _SELU_SCALE, 1)
 
 
-derivatives(selu, {"self": "elu_backward(grad, 1.6732632423543772848170429916717, "
-                           "1.0507009873554804934193349852946, 1, False, self)"})  # (as elu's)
+@composite(selu)
+def _selu_composite(self):
+    # Activation.cpp: selu is elu with SELU's constants (its grad_fn is EluBackward0)
+    return elu(self, _SELU_ALPHA, _SELU_SCALE, 1)
 
 
 @op("celu(Tensor self, Scalar alpha=1.0) -> Tensor")
@@ -124,8 +126,28 @@ def prelu(self, weight):
     return _like_input(np.where(a > 0, a, w * a), self)
 
 
-derivatives(prelu, {"self, weight": "(_prelu_kernel_backward(grad, self, weight) if grad is "
-                                    "not None else (None, None))"})
+@op("_prelu_kernel(Tensor self, Tensor weight) -> Tensor", variants=())
+def _prelu_kernel(self, weight):
+    # ATen's kernel: self > 0 ? self : weight * self, weight broadcast (prelu reshaped it)
+    a = _floating(self, "prelu_cpu")
+    return _like_input(np.where(a > 0, a, weight._array * a), self)
+
+
+derivatives(_prelu_kernel, {"self, weight": "(_prelu_kernel_backward(grad, self, weight) if grad "
+                                            "is not None else (None, None))"})
+
+
+@composite(prelu)
+def _prelu_composite(self, weight):
+    # Activation.cpp prelu: the weight reshaped to broadcast over self, then _prelu_kernel
+    prelu.kernel(self, weight)  # its checks and messages
+    self_dim = self.dim()
+    if self_dim != weight.dim():
+        dim_w = [1] * self_dim
+        if self_dim > 1:
+            dim_w[1] = weight.numel()
+        weight = weight.reshape(dim_w)
+    return _prelu_kernel(self, weight)
 
 
 @op("rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, "
@@ -149,6 +171,23 @@ def log_sigmoid(self):
     # log_sigmoid_forward allocates)
     return _contiguous(_smooth(self, "log_sigmoid_cpu",
                                lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))))
+
+
+@op("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)", variants=())
+def log_sigmoid_forward(self):
+    # ATen's CPU kernel: output as log_sigmoid, buffer = exp(-|x|), which the backward reads
+    a = _floating(self, "log_sigmoid_cpu")
+    return log_sigmoid.kernel(self), _contiguous(_like_input(np.exp(-np.abs(a)), self))
+
+
+derivatives(log_sigmoid_forward, {"self": "log_sigmoid_backward(grad, self, buffer)"},
+            output_differentiability=[True, False])
+
+
+@composite(log_sigmoid)
+def _log_sigmoid_composite(self):
+    # Activation.cpp log_sigmoid: log_sigmoid_forward's output (its grad_fn LogSigmoidBackward0)
+    return log_sigmoid_forward(self)[0]
 
 
 def _contiguous(t):

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from ._memory_format import like_input
-from ._registry import derivatives, op
+from ._registry import composite, derivatives, op
 from .nn_conv import sizes
 from .nn_pool import _argmax_as_aten, adaptive_avg_pool2d
 
@@ -69,6 +69,13 @@ def adaptive_avg_pool1d(self, output_size):
     return out.squeeze(-2)
 
 
+@composite(adaptive_avg_pool1d)
+def _adaptive_avg_pool1d_composite(self, output_size):
+    # AdaptiveAveragePooling.cpp: with a gradient, the 2-d op on the unsqueezed input
+    adaptive_avg_pool1d.kernel(self, output_size)  # its checks and messages
+    return adaptive_avg_pool2d(self.unsqueeze(-2), [1, output_size[0]]).squeeze(-2)
+
+
 @op("adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", variants=())
 def adaptive_avg_pool3d(self, output_size):
     if len(output_size) != 3:
@@ -88,6 +95,14 @@ def _adaptive_avg_pool3d(self, output_size):
 
 
 derivatives(_adaptive_avg_pool3d, {"self": "_adaptive_avg_pool3d_backward(grad, self)"})
+
+
+@composite(adaptive_avg_pool3d)
+def _adaptive_avg_pool3d_composite(self, output_size):
+    # AdaptiveAveragePooling3d.cpp: output 1x1x1 is a mean (MeanBackward1), else _adaptive_avg_pool3d
+    if list(output_size) == [1, 1, 1] and self.numel() > 0:
+        return self.mean([-1, -2, -3], True)
+    return _adaptive_avg_pool3d(self, output_size)
 
 
 def _adaptive_max(x, name, nd, output_size):
@@ -115,6 +130,14 @@ def adaptive_max_pool1d(self, output_size):
         raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain one int "
                            f"(got {len(output_size)})")
     values, index = adaptive_max_pool2d.kernel(self.unsqueeze(-2), [1, output_size[0]])
+    return values.squeeze(-2), index.squeeze(-2)
+
+
+@composite(adaptive_max_pool1d)
+def _adaptive_max_pool1d_composite(self, output_size):
+    # AdaptiveMaxPooling.cpp: with a gradient, the 2-d op on the unsqueezed input
+    adaptive_max_pool1d.kernel(self, output_size)  # its checks and messages
+    values, index = adaptive_max_pool2d(self.unsqueeze(-2), [1, output_size[0]])
     return values.squeeze(-2), index.squeeze(-2)
 
 

@@ -1,13 +1,15 @@
 """Distances: cosine_similarity, pairwise_distance, pdist, cdist (torch.nn.functional and torch).
 
-Each is one recorded ATen op (CompositeImplicit in ATen, which a trace does not see through).
+Each is one recorded ATen op (CompositeImplicit in ATen, which a trace does not see through);
+with a gradient, the composites record Distance.cpp's decomposition, so grad_fn chains are torch's.
 Norms are computed in float64 and rounded once to the result dtype.
 """
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _fresh, _wrap_dim, xp_of
-from ._registry import derivatives, op
+from ._registry import OVERLOADS, composite, derivatives, op
+from ..autograd.grad_mode import no_grad
 from .._promotion import promote_types
 
 
@@ -65,6 +67,25 @@ def cosine_similarity(x1, x2, dim, eps):
     return _fresh(xp.asarray(res).astype(dt.np), dt, x1.device)
 
 
+@composite(cosine_similarity)
+def _cosine_similarity_composite(x1, x2, dim, eps):
+    # Distance.cpp cosine_similarity: each input over its (cloned) norm, clamped without grad
+    cosine_similarity.kernel(x1, x2, dim, eps)  # its checks and messages
+    common = promote_types(x1.dtype, x2.dtype)
+    x1 = x1 if x1.dtype.is_floating_point else x1.to(common)
+    x2 = x2 if x2.dtype.is_floating_point else x2.to(common)
+    shape = _broadcast(x1, x2)  # expand_outplace: a view only where a size differs
+    x1 = x1 if x1.shape_tuple == shape else x1.expand(shape)
+    x2 = x2 if x2.shape_tuple == shape else x2.expand(shape)
+    linalg_vector_norm = OVERLOADS["aten::linalg_vector_norm"]
+    x1_norm = linalg_vector_norm(x1, 2, [dim], True).clone()
+    x2_norm = linalg_vector_norm(x2, 2, [dim], True).clone()
+    with no_grad():
+        x1_norm.clamp_min_(eps)
+        x2_norm.clamp_min_(eps)
+    return ((x1 / x1_norm) * (x2 / x2_norm)).sum(dim)
+
+
 @op("pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) "
     "-> Tensor")
 def pairwise_distance(x1, x2, p, eps, keepdim):
@@ -78,6 +99,13 @@ def pairwise_distance(x1, x2, p, eps, keepdim):
     else:
         res = _pnorm(xp, diff, p, len(shape) - 1, keepdim)
     return _fresh(xp.array(res, dtype=dt.np), dt, x1.device)
+
+
+@composite(pairwise_distance)
+def _pairwise_distance_composite(x1, x2, p, eps, keepdim):
+    # Distance.cpp pairwise_distance: at::norm(x1 - x2 + eps, p, innermost_dim, keepdim)
+    innermost_dim = max(x1.dim(), x2.dim()) - 1
+    return OVERLOADS["aten::norm.ScalarOpt_dim"](x1 - x2 + eps, p, [innermost_dim], keepdim)
 
 
 @op("pdist(Tensor self, float p=2) -> Tensor")

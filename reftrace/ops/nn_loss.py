@@ -233,6 +233,15 @@ def _reduce(x, losses, reduction, dtype=None):
     return _result(x, losses, dtype)
 
 
+def apply_loss_reduction(unreduced, reduction):
+    """Loss.cpp's apply_loss_reduction over recorded ops: the composite losses end with it."""
+    if reduction == MEAN:
+        return unreduced.mean()
+    if reduction == SUM:
+        return unreduced.sum()
+    return unreduced
+
+
 def _pointwise_loss(self, target, name):
     """(a, b, dtype): both operands broadcast, in float64, and the result dtype."""
     dtype = result_type(self, target)
@@ -296,6 +305,13 @@ def l1_loss(self, target, reduction):
     return _reduce(self, np.abs(a - t), reduction, dtype)
 
 
+@composite(l1_loss)
+def _l1_loss_composite(self, target, reduction):
+    # Loss.cpp l1_loss: (self - target).abs(), reduced
+    l1_loss.kernel(self, target, reduction)  # its checks and messages
+    return apply_loss_reduction((self - target).abs(), reduction)
+
+
 @op("smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor",
     variants=())
 def smooth_l1_loss(self, target, reduction, beta):
@@ -351,6 +367,20 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     return _reduce(input, losses, reduction, dtype)
 
 
+@composite(poisson_nll_loss)
+def _poisson_nll_loss_composite(input, target, log_input, full, eps, reduction):
+    # Loss.cpp poisson_nll_loss, in its order
+    poisson_nll_loss.kernel(input, target, log_input, full, eps, reduction)  # its checks
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling_term = target * target.log() - target + 0.5 * (2 * np.pi * target).log()
+        loss = loss + stirling_term.masked_fill(target <= 1, 0)  # loss += ...: AddBackward0
+    return apply_loss_reduction(loss, reduction)
+
+
 @op("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, "
     "int reduction=1) -> Tensor")
 def margin_ranking_loss(input1, input2, target, margin, reduction):
@@ -361,12 +391,31 @@ def margin_ranking_loss(input1, input2, target, margin, reduction):
     return _reduce(input1, np.broadcast_to(losses, shape), reduction, dtype)
 
 
+@composite(margin_ranking_loss)
+def _margin_ranking_loss_composite(input1, input2, target, margin, reduction):
+    # Loss.cpp margin_ranking_loss: (-target * (input1 - input2) + margin).clamp_min_(0), reduced
+    margin_ranking_loss.kernel(input1, input2, target, margin, reduction)  # its checks
+    output = (-target * (input1 - input2) + margin).clamp_min_(0)
+    return apply_loss_reduction(output, reduction)
+
+
 @op("hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) "
     "-> Tensor")
 def hinge_embedding_loss(self, target, margin, reduction):
     a, t, dtype = _pointwise_loss(self, target, "hinge_embedding_loss")
     losses = np.where(t != 1, np.maximum(margin - a, 0), 0.0) + np.where(t != -1, a, 0.0)
     return _reduce(self, losses, reduction, dtype)
+
+
+@composite(hinge_embedding_loss)
+def _hinge_embedding_loss_composite(self, target, margin, reduction):
+    # Loss.cpp hinge_embedding_loss, in its order
+    hinge_embedding_loss.kernel(self, target, margin, reduction)  # its checks
+    zeros = self.new_zeros(self.shape_tuple)
+    margin_clamp = (margin - self).clamp_min_(0)
+    output_margin = margin_clamp.where(target != 1, zeros)
+    output_self = self.where(target != -1, zeros)
+    return apply_loss_reduction(output_margin + output_self, reduction)
 
 
 @op("soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=())
@@ -399,6 +448,24 @@ def cosine_embedding_loss(input1, input2, target, margin, reduction):
     return _reduce(input1, losses, reduction, result_type(input1, input2))
 
 
+@composite(cosine_embedding_loss)
+def _cosine_embedding_loss_composite(input1, input2, target, margin, reduction):
+    # Loss.cpp cosine_embedding_loss, in its order (EPSILON = 1e-12)
+    cosine_embedding_loss.kernel(input1, input2, target, margin, reduction)  # its checks
+    targ_dim = target.dim()
+    prod_sum = (input1 * input2).sum(targ_dim)
+    mag_square1 = (input1 * input1).sum(targ_dim) + 1e-12
+    mag_square2 = (input2 * input2).sum(targ_dim) + 1e-12
+    denom = (mag_square1 * mag_square2).sqrt_()
+    cos = prod_sum / denom
+    zeros = cos.new_zeros(cos.shape_tuple)
+    pos = 1 - cos
+    neg = (cos - margin).clamp_min_(0)
+    output_pos = pos.where(target == 1, zeros)
+    output_neg = neg.where(target == -1, zeros)
+    return apply_loss_reduction(output_pos + output_neg, reduction)
+
+
 def _pairwise(a, b, p, eps):
     diff = np.abs(a - b + eps)
     axis = max(a.ndim, b.ndim) - 1
@@ -422,6 +489,20 @@ def triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduct
     if swap:
         d_neg = np.minimum(d_neg, _pairwise(pos, neg, p, eps))
     return _reduce(anchor, np.maximum(margin + d_pos - d_neg, 0), reduction)
+
+
+@composite(triplet_margin_loss)
+def _triplet_margin_loss_composite(anchor, positive, negative, margin, p, eps, swap, reduction):
+    # Loss.cpp triplet_margin_loss: pairwise distances, clamp_min, reduced
+    triplet_margin_loss.kernel(anchor, positive, negative, margin, p, eps, swap, reduction)
+    pairwise_distance = OVERLOADS["aten::pairwise_distance"]
+    dist_pos = pairwise_distance(anchor, positive, p, eps, False)
+    dist_neg = pairwise_distance(anchor, negative, p, eps, False)
+    if swap:
+        dist_neg = OVERLOADS["aten::min.other"](dist_neg, pairwise_distance(positive, negative, p,
+                                                                            eps, False))
+    output = (margin + dist_pos - dist_neg).clamp_min(0)
+    return apply_loss_reduction(output, reduction)
 
 
 @op("multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, "

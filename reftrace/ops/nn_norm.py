@@ -17,7 +17,7 @@ import numpy as np
 from .._tensor import _fresh
 from .nn_conv import sizes
 from ._memory_format import like_input
-from ._registry import derivatives, op
+from ._registry import composite, derivatives, op
 from .reduction import not_implemented
 
 
@@ -168,6 +168,15 @@ derivatives(group_norm, {"input, weight, bias": "group_norm_backward(grad, input
 
 # -- nn-layers: instance_norm, rms_norm ---------------------------------------------------------------
 
+def _check_instance_norm(input, running_mean, running_var, use_input_stats):
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    if input.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
+                         f"{max(input.ndim, 1) - 1}], but got 1)")
+
+
 @op("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
     "Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) "
     "-> Tensor")
@@ -176,13 +185,8 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     """ATen's composite: a batch_norm of the (1, N*C, *spatial) view, the per-channel tensors
     repeated N times; the running statistics then get the mean over the batch of the updated
     per-instance statistics."""
-    if not use_input_stats and (running_mean is None or running_var is None):
-        raise RuntimeError("Expected running_mean and running_var to be defined when "
-                           "use_input_stats is false")
+    _check_instance_norm(input, running_mean, running_var, use_input_stats)
     xs = input.shape_tuple
-    if input.ndim < 2:
-        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
-                         f"{max(input.ndim, 1) - 1}], but got 1)")
     b, c = xs[0], xs[1]
     shape = (1, b * c) + xs[2:]
     x = _fresh(np.ascontiguousarray(input._array).reshape(shape), input.dtype, input.device)
@@ -197,6 +201,29 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
             if t is not None:
                 _write_stat(t, r._array.astype(np.float64).reshape(b, c).mean(0))
     return _fresh(out._array.reshape(xs), input.dtype, input.device)
+
+
+@composite(instance_norm)
+def _instance_norm_composite(input, weight, bias, running_mean, running_var, use_input_stats,
+                             momentum, eps, cudnn_enabled):
+    # Normalization.cpp instance_norm, in its order: batch_norm of the (1, N*C, *) view
+    _check_instance_norm(input, running_mean, running_var, use_input_stats)
+    xs = input.shape_tuple
+    b, c = xs[0], xs[1]
+
+    def repeat_if_defined(t):
+        return None if t is None else t.repeat([b])
+    weight_, bias_ = repeat_if_defined(weight), repeat_if_defined(bias)
+    running_mean_, running_var_ = repeat_if_defined(running_mean), repeat_if_defined(running_var)
+    input_reshaped = input.contiguous().view([1, b * c] + list(xs[2:]))
+    out = batch_norm(input_reshaped, weight_, bias_, running_mean_, running_var_, use_input_stats,
+                     momentum, eps, cudnn_enabled)
+    # (torch copies into at::alias(running_mean): the caller's tensor sees the new statistics)
+    if running_mean is not None:
+        running_mean.copy_(running_mean_.view([b, c]).mean(0, False))
+    if running_var is not None:
+        running_var.copy_(running_var_.view([b, c]).mean(0, False))
+    return out.view(list(xs))
 
 
 @op("rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) "
@@ -222,3 +249,21 @@ def rms_norm(input, normalized_shape, weight, eps):
     axes = tuple(range(a.ndim - k, a.ndim))
     normalized = a / np.sqrt((a * a).mean(axis=axes, keepdims=True) + eps)
     return _affine_result(input, normalized, weight, None, shape)
+
+
+@composite(rms_norm)
+def _rms_norm_composite(input, normalized_shape, weight, eps):
+    # layer_norm.cpp rms_norm (the CPU math path), in its order
+    rms_norm.kernel(input, normalized_shape, weight, eps)  # its checks and messages
+    from .. import _dtype as D
+    opmath = D.float32 if input.dtype is D.float16 else input.dtype  # (no bfloat16 here)
+    if eps is None:  # numeric_limits<opmath_type<scalar_t>>::epsilon()
+        eps = float(np.finfo(opmath.np).eps)
+    dims_to_reduce = [input.dim() - i - 1 for i in range(len(normalized_shape))]
+    upcasted_input = input.to(opmath)
+    # (torch's add_(eps) is add_.Scalar, AddBackward1; reftrace has only add_.Tensor: AddBackward0)
+    rqrst_input = upcasted_input.pow(2).mean(dims_to_reduce, True).add_(eps).rsqrt()
+    result = upcasted_input.mul(rqrst_input).type_as(input)
+    if weight is not None:
+        result = result.mul(weight)
+    return result

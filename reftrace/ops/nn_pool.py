@@ -339,6 +339,15 @@ def avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad)
     return _avg_pool(self, "avg_pool2d", k, s, p, d, ceil_mode, count_include_pad, None)
 
 
+@composite(avg_pool1d)
+def _avg_pool1d_composite(self, kernel_size, stride, padding, ceil_mode, count_include_pad):
+    # AveragePool1d.cpp: with a gradient, avg_pool2d of the unsqueezed input
+    avg_pool1d.kernel(self, kernel_size, stride, padding, ceil_mode, count_include_pad)  # checks
+    k, s, p, _ = _pool_params("avg_pool1d", 1, kernel_size, stride, padding, None)
+    return avg_pool2d(self.unsqueeze(-2), [1, k[0]], [1, s[0]], [0, p[0]], ceil_mode,
+                      count_include_pad, None).squeeze(-2)
+
+
 @op("avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
     "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
     variants=())
