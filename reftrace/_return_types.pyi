@@ -140,6 +140,10 @@ class linalg_lstsq(NamedTuple):
     rank: Tensor
     singular_values: Tensor
 
+class log_sigmoid_forward(NamedTuple):
+    output: Tensor
+    buffer: Tensor
+
 class aminmax(NamedTuple):
     min: Tensor
     max: Tensor
