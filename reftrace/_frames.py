@@ -54,14 +54,20 @@ def python_caller(f):
     return f
 
 
+def warning_frame(stacklevel=1):
+    """The frame a warning raised here points at (see warn_at_caller)."""
+    f = user_frame()
+    if stacklevel == 2 and f is not None and f.f_code in PYTHON_LEVEL_CODES:
+        f = python_caller(f)
+    return f
+
+
 def warn_at_caller(message, category=UserWarning, stacklevel=1):
     """warnings.warn attributed to the user's frame, as torch's C++ warnings are. torch's own
     Python functions warn with ``stacklevel=2``: pass it for their reftrace equivalents (marked
     @python_level), and the warning points at their caller."""
     import warnings
-    f = user_frame()
-    if stacklevel == 2 and f is not None and f.f_code in PYTHON_LEVEL_CODES:
-        f = python_caller(f)
+    f = warning_frame(stacklevel)
     if f is None:
         warnings.warn(message, category)
         return

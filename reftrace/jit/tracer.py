@@ -20,7 +20,7 @@ import weakref
 from .. import _dtype as D
 from .._device import _Enum
 from .._dispatch import STATE, run_kernel
-from .._frames import user_frame, warn_at_caller
+from .._frames import user_frame, warn_at_caller, warning_frame
 from .._tensor import Tensor, Size, scalar_to_tensor
 from . import _types as T
 from .ir import Graph
@@ -379,8 +379,8 @@ class TracingState:
     # -- warnings and the specialisation report ----------------------------------------------
     def _warn(self, message, kind=None, value=None, origin=None, stacklevel=1):
         """A TracerWarning (torch's words), noted in the report under ``kind``."""
-        if kind is not None:
-            self.note(kind, value, message, origin=origin)
+        if kind is not None:  # noted where the warning points (the caller of a @python_level method)
+            self.note(kind, value, message, frame=warning_frame(stacklevel), origin=origin)
         if self.warn:
             warn_at_caller(message, TracerWarning, stacklevel)  # torch warns from the Python caller
 

@@ -144,7 +144,7 @@ def _int_list_element(e):
     return _int(e, False)
 
 
-def _int_list(size):
+def _int_list(size, name=None):
     def conv(v, numbers_ok):
         if isinstance(v, (list, tuple)):
             return [_int_list_element(e) for e in v]
@@ -153,7 +153,12 @@ def _int_list(size):
             # expands that int without stashing it, so a traced size given alone is baked as a
             # constant, silently (`F.max_pool1d(x, x.size(2))`); inside a list it is traced
             n = _int(v, False)
-            return [n._to_number() if isinstance(n, Tensor) else n] * size
+            if isinstance(n, Tensor):
+                tracer = STATE.tracer  # noted for traced.specializations() (spec SPZ)
+                n = n._to_number() if tracer is None else tracer.note_baked_int(
+                    n, "kernel size" if name == "kernel_size" else "int argument",
+                    f"the {name} argument (int[{size}])")
+            return [n] * size
         raise NoMatch
     return conv
 
@@ -193,10 +198,10 @@ _CONVERTERS = {
 }
 
 
-def _converter(t):
+def _converter(t, name=None):
     if t.is_list:
         if t.base in ("int", "SymInt"):
-            return _int_list(t.list_size)
+            return _int_list(t.list_size, name)
         if t.base == "float":
             return _float_list
         if t.base == "bool":
@@ -244,7 +249,7 @@ class OpOverload:
         base = schema.name.split("::")[1]
         self.numbers_as_tensors = base in NUMBERS_AS_TENSORS
         args = schema.arguments
-        self.params = [(a.name, _converter(a.type), a.type.optional, a.has_default,
+        self.params = [(a.name, _converter(a.type, a.name), a.type.optional, a.has_default,
                         _default_value(a) if a.has_default else None) for a in args]
         self.names = {a.name: i for i, a in enumerate(args)}
         if args and args[0].name == "self":
