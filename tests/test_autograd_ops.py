@@ -51,7 +51,6 @@ NOT_COMPARABLE = {
 KNOWN_GAPS = {
     "norm.nuc": "reftrace has no nuclear norm (p='nuc')",
     "diag": "reftrace's diag is one op; torch's is diag_embed/diagonal (DiagEmbedBackward0)",
-    "sgn": "torch's sgn backward of a real input yields a ZeroTensor torch cannot export",
     "scatter_reduce": "torch's scatter_reduce_backward is not ported",
     "index_reduce": "torch's index_reduce_backward is not ported",
     "renorm": "torch's renorm_backward is not ported",
@@ -71,7 +70,6 @@ KNOWN_GAPS = {
     "linalg.det": "FunctionsManual's linalg_det_backward is not ported to reftrace yet (the formula is declared)",
     "linalg.slogdet": "FunctionsManual's slogdet_backward is not ported to reftrace yet (the formula is declared)",
     "logdet": "FunctionsManual's slogdet_backward is not ported to reftrace yet (the formula is declared)",
-    "linalg.diagonal": "FunctionsManual's diagonal_backward is not ported to reftrace yet (the formula is declared)",
     "linalg.eig": "FunctionsManual's linalg_eig_backward is not ported to reftrace yet (the formula is declared)",
     "linalg.eigvals": "FunctionsManual's linalg_eig_backward is not ported to reftrace yet (the formula is declared)",
     "linalg.eigh": "FunctionsManual's linalg_eig_backward is not ported to reftrace yet (the formula is declared)",

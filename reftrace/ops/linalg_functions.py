@@ -249,7 +249,9 @@ def linalg_diagonal(A, offset, dim1, dim2):
     return get_packet("as_strided").overloads[0].kernel(A, shape, strides, A.storage_offset() + first)
 
 
-derivatives(linalg_diagonal, {"A": "diagonal_backward(grad, A.shape, offset, dim1, dim2)"})
+@composite(linalg_diagonal)  # CompositeImplicitAutograd in torch: at::diagonal (DiagonalBackward0)
+def _(A, offset, dim1, dim2):
+    return A.diagonal(offset, dim1, dim2)
 
 
 # -- norms ----------------------------------------------------------------------------------------
