@@ -20,7 +20,7 @@ from .. import _dtype as D
 from .._promotion import check_inplace_cast, result_type
 from .._tensor import Tensor, _data_ptr, _fresh, scalar_to_tensor, xp_of
 from .._frames import warn_at_caller
-from ._iter import broadcast_shapes, pointwise_result
+from ._iter import broadcast_shapes, like_result, pointwise_result
 from ._pointwise_helpers import as_np, binary, float_of, unary, write_inplace
 from ._registry import OVERLOADS, PACKETS, composite, derivatives, op
 from .._dispatch import dispatch
@@ -557,6 +557,8 @@ def _sign_arrays(x):
 def _abs(self):
     _ABS_CHECK(self.dtype)
     arr = np.abs(self._array)  # complex -> its real dtype, as torch
+    if self.dtype.is_complex:  # unary_op_impl_with_complex_to_float: into empty_like(self)
+        return like_result(arr, D.BY_NUMPY[arr.dtype], self.device, self)
     return pointwise_result(arr, D.BY_NUMPY[arr.dtype], self.device, (self,))
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import scalar_to_tensor
 from ._decomposed import decomposed
-from ._iter import pointwise_result
+from ._iter import like_result, pointwise_result
 from ._pointwise_helpers import binary, float_of, unary
 from ._registry import derivatives, get_packet, op
 from .arithmetic import _sign_arrays, dispatch_check, inplace, quiet
@@ -225,8 +225,9 @@ def frexp(self):
     if not self.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(self._array)
-    return (pointwise_result(m.astype(self.dtype.np, copy=False), self.dtype, self.device, (self,)),
-            pointwise_result(e.astype(np.int32), D.int32, self.device, (self,)))
+    # UnaryOps.cpp allocates both outputs with empty_like(self): self's layout
+    return (like_result(m.astype(self.dtype.np, copy=False), self.dtype, self.device, self),
+            like_result(e.astype(np.int32), D.int32, self.device, self))
 
 
 derivatives(frexp, {"self": "grad / exponent.exp2()"}, output_differentiability=[True, False])

@@ -42,7 +42,36 @@ def _product(a, b, kernel_name):
     if a.dtype is D.bool and (a._array.ndim == 0 or a._array.shape[-1] != 0):
         # (an empty inner dimension never reaches the kernel: the result is zero-filled)
         raise NotImplementedError(f"\"{kernel_name}\" not implemented for 'Bool'")
+    if kernel_name == "bmm" and a.dtype.category >= 2:
+        small = _small_bmm(xp_of(a), a._array, b._array, a.dtype)
+        if small is not None:
+            return _fresh(small, a.dtype, a.device)
     return _fresh(xp_of(a).asarray(xp_of(a).matmul(a._array, b._array)), a.dtype, a.device)
+
+
+_OPMATH = {D.float16: D.float32}
+
+
+def _small_bmm(xp, a, b, dtype):
+    """bmm's small case (LinearAlgebra.cpp bmm_out_or_baddbmm_: contraction * rows * cols <
+    400) runs baddbmm_cpu_kernel, a plain loop that sums the products over k in order in the
+    op-math type (float for float16). BLAS sums in another order, which shows in the last bits
+    when terms cancel, so the loop is reproduced: one vectorised step per k. None: not small."""
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    n, k, p = a2.shape[-2], a2.shape[-1], b2.shape[-1]
+    if k * n * p >= 400 or k == 0:
+        return None
+    work = _OPMATH.get(dtype, dtype).np
+    a2, b2 = a2.astype(work, copy=False), b2.astype(work, copy=False)
+    acc = a2[..., :, 0:1] * b2[..., 0:1, :]
+    for i in range(1, k):
+        acc = acc + a2[..., :, i:i + 1] * b2[..., i:i + 1, :]
+    if b.ndim == 1:
+        acc = acc[..., 0]
+    if a.ndim == 1:
+        acc = acc[..., 0, :] if b.ndim != 1 else acc[..., 0]
+    return xp.ascontiguousarray(acc.astype(dtype.np, copy=False))
 
 
 def _dims(shape):

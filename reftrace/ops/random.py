@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .._device import CPU
 from .._tensor import _fresh, _strided, xp_of
-from ._iter import _non_overlapping_and_dense, broadcast_shapes
+from ._iter import broadcast_shapes, is_non_overlapping_and_dense
 from ._registry import derivatives, op
 from reftrace_backends import get_backend
 
@@ -60,7 +60,7 @@ def _like(self, draws, dtype):
     xp = xp_of(self)
     arr = _on(self.device, draws).astype(dtype.np, copy=False)
     stride = self.stride()
-    if self.is_contiguous() or not _non_overlapping_and_dense(self.shape_tuple, stride):
+    if self.is_contiguous() or not is_non_overlapping_and_dense(self.shape_tuple, stride):
         return _fresh(arr, dtype, self.device)
     order = sorted(range(arr.ndim), key=lambda d: -stride[d])
     laid = xp.ascontiguousarray(arr.transpose(order)).transpose(np.argsort(order))

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-
+from .._tensor import _fresh
 from ._iter import pointwise_result
 from ._pointwise_helpers import float_of
 from ._registry import composite, derivatives, get_packet, op
@@ -309,10 +309,17 @@ def _mvlgamma(self, p):
     x = self._array
     args = np.arange(-p * 0.5 + 0.5, 0.5, 0.5)
     dt = float_of(self.dtype)
+    # torch's steps (arange in self's dtype, add, lgamma_, sum(-1), add_), each rounded to the
+    # result dtype; float16 steps compute in float32 (opmath), as torch's CPU kernels do
     work = np.float64 if dt is D.float64 else np.float32
-    vals = x.astype(work)[..., None] + args.astype(work)
-    out = _lgamma(vals).astype(work).sum(-1) + work(p * (p - 1) * math.log(math.pi) * 0.25)
-    return pointwise_result(np.asarray(out).astype(dt.np, copy=False), dt, self.device, (self,))
+    r = dt.np.type
+    args = args.astype(r).astype(work)
+    vals = (x.astype(work)[..., None] + args).astype(r)
+    lg = _lgamma(vals).astype(r).astype(work)
+    const = work(r(p * (p - 1) * math.log(math.pi) * 0.25))  # the scalar is cast to self's dtype
+    out = (lg.sum(-1).astype(r).astype(work) + const).astype(r)
+    # torch's mvlgamma ends in a sum over the last dim: a reduction's output is contiguous
+    return _fresh(np.array(out, dtype=dt.np, order="C"), dt, self.device)
 
 
 mvlgamma = op("mvlgamma(Tensor self, int p) -> Tensor", variants=_FM)(quiet(_mvlgamma))
