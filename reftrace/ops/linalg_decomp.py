@@ -311,6 +311,8 @@ def _solve_result(x, dtype, device, vector, left):
         out = empty_strided_array(np, x.shape, strides, dtype.np)
         out[...] = x
         return _strided(out, dtype, device, strides)
+    if not left:  # solved as A.mT X.mT = B.mT: the column-major result, transposed back
+        return fresh(np.ascontiguousarray(x), dtype, device)
     return lapack_result(x, dtype, device)
 
 
