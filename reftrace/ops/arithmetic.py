@@ -344,6 +344,21 @@ def _nonzero_divisor(fn):
     return run
 
 
+def _div_floor_arrays(x, y):
+    """c10::div_floor_floating (CPython's float floor division, as NumPy's floor_divide), but
+    float16 runs its steps in Half arithmetic, each rounded (NumPy's float16 floor_divide
+    computes them in float)."""
+    if x.dtype != np.float16:
+        return np.floor_divide(x, y)
+    mod = np.fmod(x, y)
+    div = (x - mod) / y
+    div = np.where((mod != 0) & ((y < 0) != (mod < 0)), div - np.float16(1), div)
+    floor = np.floor(div)
+    floor = np.where(div - floor > np.float16(0.5), floor + np.float16(1), floor)
+    q = x / y
+    return np.where(y == 0, q, np.where(div != 0, floor, np.copysign(np.float16(0), q)))
+
+
 def _trunc_divide(x, y):
     if x.dtype.kind in "iu":
         # C's truncating division: x - fmod(x, y) is an exact multiple of y
@@ -354,7 +369,7 @@ def _trunc_divide(x, y):
 # torch's div_floor_floating is CPython's float floor division, as NumPy's floor_divide is
 _ROUNDING = {
     "trunc": (_nonzero_divisor(_trunc_divide), dispatch_check("div_trunc_cpu", "if")),
-    "floor": (_nonzero_divisor(np.floor_divide), dispatch_check("div_floor_cpu", "if")),
+    "floor": (_nonzero_divisor(_div_floor_arrays), dispatch_check("div_floor_cpu", "if")),
 }
 
 

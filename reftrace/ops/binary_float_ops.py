@@ -178,6 +178,10 @@ def _logit_arrays(eps):
     def f(x):
         if eps is not None:
             x = np.clip(x, eps, 1 - eps)
+        if x.dtype == np.float16:
+            # Vectorized<Half> rounds after each operation: log(x / (1 - x)) step by step, each
+            # computed in float32 (NumPy's float16 arithmetic does the same)
+            return np.log((x / (np.float16(1) - x)).astype(np.float32)).astype(np.float16)
         return np.log(x / (1 - x))
     return f
 
@@ -188,9 +192,10 @@ def _logit(self, eps):
 
 
 def _wide1(fn):
+    """float32 computed in float64 (torch's SLEEF log is within an ulp of the rounded exact
+    value); float16 is left to ``fn``, which rounds per step as torch's Half kernels do."""
     def compute(x):
-        t = {np.float16: np.float32, np.float32: np.float64}.get(x.dtype.type)
-        return fn(x) if t is None else fn(x.astype(t))
+        return fn(x.astype(np.float64)) if x.dtype == np.float32 else fn(x)
     return compute
 
 

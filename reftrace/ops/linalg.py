@@ -335,7 +335,24 @@ def addmm(self, mat1, mat2, beta, alpha):
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{t.dtype.ir_name} and {mat2.dtype.ir_name}")
     _check_expand(self._array.shape, (s1[0], s2[1]))
-    return scaled_sum(_product(mat1, mat2, "addmm_impl_cpu_"), self, beta, alpha)
+    return scaled_product(mat1, mat2, "addmm_impl_cpu_", self, beta, alpha)
+
+
+def scaled_product(a, b, kernel_name, self, beta, alpha):
+    """``beta * self + alpha * (a @ b)``: addmm's and baddbmm's result. float16 products are
+    not rounded before the epilogue: CPUBlas's reduced-float gemm and baddbmm_cpu_kernel keep the
+    dot products in float (opmath) and round ``beta * c + alpha * dot`` once; summing the
+    products in order in float32 reproduces them."""
+    if a.dtype is not D.float16:
+        return scaled_sum(_product(a, b, kernel_name), self, beta, alpha)
+    a32, b32 = a._array.astype(np.float32), b._array.astype(np.float32)
+    dot = np.zeros(np.broadcast_shapes(a32.shape[:-1] + (1,), b32.shape[:-2] + (1, b32.shape[-1])), np.float32)
+    for i in range(a32.shape[-1]):
+        dot = dot + a32[..., :, i:i + 1] * b32[..., i:i + 1, :]
+    al, be = np.float32(checked_scalar(alpha, D.float32)), np.float32(checked_scalar(beta, D.float32))
+    with np.errstate(all="ignore"):
+        r = al * dot if be == 0 else self._array.astype(np.float32) * be + al * dot
+    return _fresh(np.ascontiguousarray(np.broadcast_to(r, dot.shape).astype(np.float16)), D.float16, a.device)
 
 
 def scaled_sum(out, self, beta, alpha):

@@ -10,7 +10,7 @@ from ._decomposed import decomposed
 from ._registry import composite, derivatives, get_packet, op
 from ._fma import fma
 from .casts import checked_scalar
-from .linalg import _check_expand, _product, scaled_sum
+from .linalg import _check_expand, _product, scaled_product, scaled_sum
 from .reduction import _axes, _result, _values_and_indices, _variance, _zero_dim_pair
 from .shape import _fmt
 
@@ -384,6 +384,13 @@ def addbmm(self, batch1, batch2, beta, alpha):
                            f"{batch2.shape[1]}x{batch2.shape[2]})")
     shape = (batch1.shape[1], batch2.shape[2])
     _check_expand(self._array.shape, shape)
+    if batch1.dtype is D.float16 and batch1.shape[0]:
+        # addbmm_impl_: one addmm_ per batch into the result, each rounded to float16
+        out, dev = _fresh(np.broadcast_to(self._array, shape), D.float16, self.device), self.device
+        for b in range(batch1.shape[0]):
+            out = scaled_product(_fresh(batch1._array[b], D.float16, dev), _fresh(batch2._array[b], D.float16, dev),
+                                 "addmm_impl_cpu_", out, beta if b == 0 else 1, alpha)
+        return out
     prod = _product(batch1, batch2, "addbmm_impl_cpu_")
     acc = np.float32 if batch1.dtype == D.float16 else None
     summed = prod._array.sum(axis=0, dtype=acc).astype(batch1.dtype.np) if prod._array.shape[0] else \

@@ -354,7 +354,7 @@ def _erfinv(y):
         tail = np.copysign(((c[3] * zt + c[2]) * zt + c[1]) * zt + c[0], y) / ((d[1] * zt + d[0]) * zt + 1.0)
         x = np.where(ya <= 0.7, central, tail)
         for _ in range(2):
-            erf = _ERF(x).astype(np.float64)
+            erf = np.asarray(_ERF(x), np.float64)
             x = x - (erf - y) / ((2.0 / math.sqrt(math.pi)) * np.exp(-x * x))
         x = np.where(ya == 1, np.copysign(np.inf, y), x)
         return np.where(ya > 1, np.nan, x)
