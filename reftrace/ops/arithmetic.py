@@ -695,6 +695,20 @@ def _limit(v, dt):
     return dt.np.type(checked_scalar(v, dt))
 
 
+def _first_on_tie(fn):
+    """np.maximum/np.minimum as std::max/std::min (and torch's vector kernels) pick: on a tie
+    the first operand, so clamp(-0.0, min=0) and maximum(-0.0, 0.0) keep -0.0 (NumPy returns
+    +0.0). NaN still propagates."""
+    def pick(a, b):
+        r = fn(a, b)
+        return np.where(r == a, a, r) if r.dtype.kind in "fc" else r
+    pick.__name__ = fn.__name__
+    return pick
+
+
+_max, _min = _first_on_tie(np.maximum), _first_on_tie(np.minimum)
+
+
 @quiet
 def _clamp_scalar(self, lo, hi, inplace_=False):
     if lo is None and hi is None:
@@ -706,13 +720,13 @@ def _clamp_scalar(self, lo, hi, inplace_=False):
         if any(d != d for d in doubles):  # a nan limit makes everything nan
             return pointwise_result(np.full_like(x, np.nan), dt, self.device, (self,))
         dispatch_check("clamp_scalar_cpu", "if")(dt)
-        arr = np.minimum(np.maximum(x, _limit(lo, dt)), _limit(hi, dt))
+        arr = _min(_max(x, _limit(lo, dt)), _limit(hi, dt))
     elif lo is not None:
         dispatch_check("clamp_min_scalar_cpu", "if")(dt)
-        arr = np.maximum(x, _limit(lo, dt))
+        arr = _max(x, _limit(lo, dt))
     else:
         dispatch_check("clamp_max_scalar_cpu", "if")(dt)
-        arr = np.minimum(x, _limit(hi, dt))
+        arr = _min(x, _limit(hi, dt))
     return pointwise_result(arr.astype(dt.np, copy=False), dt, self.device, (self,))
 
 
@@ -734,7 +748,7 @@ def _clamp_tensor(self, lo, hi):
     tensors = (self, lo, hi)
     dt = dispatch_check("clamp_cpu", "if")(result_type(*tensors))
     broadcast_shapes(*(t.shape_tuple for t in tensors))
-    arr = np.minimum(np.maximum(as_np(self, dt), as_np(lo, dt)), as_np(hi, dt))
+    arr = _min(_max(as_np(self, dt), as_np(lo, dt)), as_np(hi, dt))
     return pointwise_result(arr, dt, self.device, tensors)
 
 
@@ -743,7 +757,7 @@ def _extremum(self, other, fn):
     # maximum/minimum propagate NaN (np.maximum does; np.fmax would not)
     if self.dtype.is_complex or other.dtype.is_complex:
         raise RuntimeError(f"{fn.__name__} not implemented for complex tensors.")
-    return binary(self, other, fn)
+    return binary(self, other, _TIES.get(fn, fn))
 
 
 _BOUND_CHECKS = {np.maximum: dispatch_check("maximum_cpu", "bif"),
@@ -754,7 +768,10 @@ _BOUND_CHECKS = {np.maximum: dispatch_check("maximum_cpu", "bif"),
 def _clamp_bound(self, bound, fn):
     """clamp_min/clamp_max with a tensor bound: the maximum/minimum kernels, without maximum()'s
     own complex check (so complex fails in dispatch, as torch's does)."""
-    return binary(self, bound, fn, compute=_BOUND_CHECKS[fn])
+    return binary(self, bound, _TIES[fn], compute=_BOUND_CHECKS[fn])
+
+
+_TIES = {np.maximum: _max, np.minimum: _min}
 
 
 _CLAMP_TENSOR = {"self": "clamp_backward(grad, self, min, max)",
