@@ -696,9 +696,11 @@ def _limit(v, dt):
 
 
 def _first_on_tie(fn):
-    """np.maximum/np.minimum as std::max/std::min (and torch's vector kernels) pick: on a tie
-    the first operand, so clamp(-0.0, min=0) and maximum(-0.0, 0.0) keep -0.0 (NumPy returns
-    +0.0). NaN still propagates."""
+    """np.maximum/np.minimum as clamp with Scalar limits picks: on a tie the value, not the
+    limit, in torch's scalar and vector kernels alike (std::max(a, min), _mm256_max_ps(min, a)),
+    so clamp(-0.0, min=0) and relu(-0.0) keep -0.0 where NumPy returns +0.0. NaN propagates.
+    (Tensor-tensor maximum/minimum tie differently in torch's vector and scalar loops: spec
+    NUM-5.)"""
     def pick(a, b):
         r = fn(a, b)
         return np.where(r == a, a, r) if r.dtype.kind in "fc" else r
@@ -748,7 +750,7 @@ def _clamp_tensor(self, lo, hi):
     tensors = (self, lo, hi)
     dt = dispatch_check("clamp_cpu", "if")(result_type(*tensors))
     broadcast_shapes(*(t.shape_tuple for t in tensors))
-    arr = _min(_max(as_np(self, dt), as_np(lo, dt)), as_np(hi, dt))
+    arr = np.minimum(np.maximum(as_np(self, dt), as_np(lo, dt)), as_np(hi, dt))  # (spec NUM-5)
     return pointwise_result(arr, dt, self.device, tensors)
 
 
@@ -757,7 +759,7 @@ def _extremum(self, other, fn):
     # maximum/minimum propagate NaN (np.maximum does; np.fmax would not)
     if self.dtype.is_complex or other.dtype.is_complex:
         raise RuntimeError(f"{fn.__name__} not implemented for complex tensors.")
-    return binary(self, other, _TIES.get(fn, fn))
+    return binary(self, other, fn)
 
 
 _BOUND_CHECKS = {np.maximum: dispatch_check("maximum_cpu", "bif"),
@@ -768,10 +770,7 @@ _BOUND_CHECKS = {np.maximum: dispatch_check("maximum_cpu", "bif"),
 def _clamp_bound(self, bound, fn):
     """clamp_min/clamp_max with a tensor bound: the maximum/minimum kernels, without maximum()'s
     own complex check (so complex fails in dispatch, as torch's does)."""
-    return binary(self, bound, _TIES[fn], compute=_BOUND_CHECKS[fn])
-
-
-_TIES = {np.maximum: _max, np.minimum: _min}
+    return binary(self, bound, fn, compute=_BOUND_CHECKS[fn])
 
 
 _CLAMP_TENSOR = {"self": "clamp_backward(grad, self, min, max)",
