@@ -161,3 +161,24 @@ def test_clamp_with_scalar_limits_keeps_the_value_on_ties():
     for name, fn in cases.items():
         res = [[str(v) for v in fn(L, L.tensor(vals)).tolist()] for L in (torch, reftrace)]
         assert res[0] == res[1], name
+
+
+@pytest.mark.parametrize("kind,inp,w,kwargs", [
+    ("conv2d", (0, 3, 4, 4), (5, 3, 2, 2), {}), ("conv2d", (2, 0, 4, 4), (4, 0, 2, 2), {"groups": 2}),
+    ("conv2d", (0, 2, 4), (2, 0, 2, 2), {"padding": 1}), ("conv1d", (2, 0, 5), (3, 0, 2), {}),
+    ("conv2d", (1, 0, 4, 4), (3, 0, 2, 2), {"stride": 2}), ("conv3d", (0, 2, 3, 3, 3), (4, 2, 2, 2, 2), {}),
+    ("conv2d", (0, 3, 4, 4), (5, 3, 2, 2), {"padding": 1, "dilation": 2}),
+    ("conv_transpose2d", (2, 0, 4, 4), (0, 5, 2, 2), {})])
+def test_convolution_of_an_empty_input(kind, inp, w, kwargs):
+    """ConvBackend::Empty: the output shape only; no input channels give no output channels
+    (a known defect: reftrace crashed inside its kernel)."""
+    res = []
+    for L in (torch, reftrace):
+        x = L.ones(inp, requires_grad=True)
+        try:
+            r = getattr(L.nn.functional, kind)(x, L.ones(w), **kwargs)
+            r.sum().backward()
+            res.append((tuple(r.shape), r.stride(), type(r.grad_fn).__name__, tuple(x.grad.shape)))
+        except RuntimeError as e:
+            res.append(str(e))
+    assert res[0] == res[1]
