@@ -57,8 +57,6 @@ KNOWN_GAPS = {
     "einsum": "einsum's decomposition (sumproduct_pair: permute / bmm / view) is not ported",
     "as_strided_scatter": "torch's as_strided_scatter_backward is not ported",
     "nn.functional.pad.circular": "circular padding has no derivative yet",
-    "nn.functional.interpolate.bicubic": "no derivative for upsample_bicubic2d yet",
-    "nn.functional.interpolate.trilinear": "no derivative for upsample_trilinear3d yet",
     "nn.functional.bilinear": "torch decomposes bilinear into _trilinear; not ported",
     "cdouble": "reftrace has no complex real()/conj ops yet",
     "cfloat": "reftrace has no complex real()/conj ops yet",
@@ -122,7 +120,6 @@ KNOWN_GAPS = {
     "fft.ihfft2": "complex gradients: reftrace has no complex real()/conj views, which fft_r2c_backward needs",
     "fft.ihfftn": "complex gradients: reftrace has no complex real()/conj views, which fft_r2c_backward needs",
     # the nn layers' ops whose gradients are not torch's yet (issue 9's list of what is left)
-    'cdist': "no derivative for cdist yet (torch: _cdist_forward's CdistBackward0)",
     'nn.functional.conv_transpose1d': 'convolution_backward does not handle transposed convolution yet',
     'nn.functional.conv_transpose2d': 'convolution_backward does not handle transposed convolution yet',
     'nn.functional.conv_transpose3d': 'convolution_backward does not handle transposed convolution yet',

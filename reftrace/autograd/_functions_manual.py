@@ -1201,3 +1201,15 @@ def mvlgamma_backward(grad, self, p):
     args = _rt.arange(-p / 2. + 0.5, 0.5, 0.5, dtype=self.dtype)
     args = args.add(self.unsqueeze(-1))
     return grad * args.digamma_().sum(-1)
+
+
+# -- distances ------------------------------------------------------------------------------------------
+
+def _euclidean_dist_backward(grad, x1, x2, res):
+    if grad is None:
+        return (None, None)
+    # handle case at 0 where we return a subgradient containing 0
+    ratio = grad / res
+    ratio.masked_fill_(res == 0, 0)
+    return (x1 * ratio.sum(-1, True) - ratio.matmul(x2),
+            x2 * ratio.sum(-2, False).unsqueeze(-1) - ratio.mT.matmul(x1))

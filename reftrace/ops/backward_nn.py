@@ -531,6 +531,46 @@ derivatives(_pdist_backward, {"grad": 'not_implemented("_pdist_backward")',
                               "pdist": 'not_implemented("_pdist_backward")'})
 
 
+@op("_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor")
+def _cdist_backward(grad, x1, x2, p, cdist):
+    """Distance.cpp _cdist_backward: x1's gradient, sum over j of grad_ij * d dist_ij / d x1_i
+    (the per-p formulas of pdist's backward), for x1 expanded to the batch shape (the engine sums
+    a broadcast batch back)."""
+    xp = xp_of(x1)
+    batch = tuple(cdist.shape_tuple[:-2])
+    r1, c = x1.shape_tuple[-2:]
+    a = xp.broadcast_to(x1._array, batch + (r1, c))
+    b = xp.broadcast_to(x2._array, batch + x2.shape_tuple[-2:])
+    diff = a[..., :, None, :] - b[..., None, :, :]                      # (..., r1, r2, c)
+    d = cdist._array[..., None]
+    g = grad._array[..., None]
+    safe = xp.where(d == 0, 1, d)
+    if p == 0:
+        dd = xp.zeros_like(diff)
+    elif p == 1:
+        dd = xp.sign(diff)
+    elif p == 2:
+        dd = diff / safe
+    elif p == float("inf"):
+        dd = xp.sign(diff) * (xp.abs(diff) == d)
+    elif p < 2:
+        dd = xp.sign(diff) * xp.abs(diff) ** (p - 1) / safe ** (p - 1)
+        if p < 1:
+            dd = xp.where(diff == 0, 0, dd)
+    else:
+        dd = diff * xp.abs(diff) ** (p - 2) / safe ** (p - 1)
+    if p not in (1, float("inf")):
+        dd = xp.where(d == 0, 0, dd)
+    out = (g * dd).sum(-2)
+    return _fresh(xp.ascontiguousarray(out.astype(x1.dtype.np, copy=False)), x1.dtype, x1.device)
+
+
+derivatives(_cdist_backward, {"grad": 'not_implemented("_cdist_backward")',
+                              "x1": 'not_implemented("_cdist_backward")',
+                              "x2": 'not_implemented("_cdist_backward")',
+                              "cdist": 'not_implemented("_cdist_backward")'})
+
+
 @op("_pack_padded_sequence_backward(Tensor grad, SymInt[] input_size, Tensor batch_sizes, "
     "bool batch_first) -> Tensor")
 def _pack_padded_sequence_backward(grad, input_size, batch_sizes, batch_first):
