@@ -246,6 +246,35 @@ def multi_margin_loss_backward(grad_output, self, target, p, margin, weight, red
                   self.dtype, self.device)
 
 
+@op("multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, "
+    "int reduction, Tensor is_target) -> Tensor")
+def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target):
+    """LossMultiLabelMargin.cpp: for each sample, every target j (entries before the first -1)
+    and non-target k with 1 - (x[j] - x[k]) > 0 adds g to grad[k] and takes it from grad[j];
+    g = 1 / dim (and 1 / nframe for mean), times grad_output."""
+    xp = xp_of(self)
+    x = self._array.reshape(-1, self.shape_tuple[-1]) if self.ndim else self._array.reshape(1, 1)
+    nframe, dim = x.shape
+    t = target._array.reshape(nframe, dim).astype(xp.int64)
+    valid = xp.cumprod(t >= 0, axis=1).astype(bool)
+    is_t = is_target._array.reshape(nframe, dim) != 0
+    picked = xp.take_along_axis(x, xp.where(valid, t, 0), 1)                     # (n, j)
+    active = ((1 - (picked[:, :, None] - x[:, None, :])) > 0) \
+        & valid[:, :, None] & ~is_t[:, None, :]                                  # (n, j, k)
+    g = 1.0 / (nframe * dim) if reduction == _MEAN else 1.0 / dim
+    gi = active.sum(1).astype(x.dtype) * g                                       # to each k
+    take = active.sum(2).astype(x.dtype) * g                                     # from each j
+    rows = xp.repeat(xp.arange(nframe), dim).reshape(nframe, dim)
+    xp.subtract.at(gi, (rows[valid], t[valid]), take[valid])
+    go = grad_output._array
+    gi = gi * (go.reshape(-1, 1) if go.ndim else go)
+    return _fresh(xp.ascontiguousarray(gi.reshape(self.shape_tuple).astype(self.dtype.np)),
+                  self.dtype, self.device)
+
+
+# (no derivatives.yaml entry: torch cannot differentiate it again either)
+
+
 # -- pooling ------------------------------------------------------------------------------------
 
 def _scatter_to_planes(xp, grad, shape, nd, flat_index):
