@@ -128,7 +128,6 @@ KNOWN_GAPS = {
     'nn.functional.scaled_dot_product_attention': "composite in torch (its grad_fn is UnsafeViewBackward0, the math path): reftrace's decomposition is not ported yet",
     'nn.functional.multi_head_attention_forward': "gradients differ from torch's (not diagnosed yet)",
     'nn.functional.triplet_margin_with_distance_loss': "op_db passes torch's own distance function, which reftrace cannot call",
-    'nn.functional.embedding_bag': 'embedding_bag is not routed to _embedding_bag (whose backward exists)',
     'nn.functional.grid_sample': "grid_sampler_2d_backward is not implemented yet (and torch's node is GridSampler2DBackward0)",
 }
 

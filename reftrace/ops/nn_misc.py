@@ -421,6 +421,30 @@ def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode
                               per_sample_weights, include_last_offset, padding_idx):
     return _embedding_bag_impl(weight, indices, offsets, mode, per_sample_weights,
                                include_last_offset, -1 if padding_idx is None else padding_idx)
+
+
+@composite(embedding_bag)
+def _embedding_bag_composite(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                             per_sample_weights, include_last_offset):
+    return _embedding_bag_padding_idx_composite(weight, indices, offsets, scale_grad_by_freq, mode,
+                                                sparse, per_sample_weights, include_last_offset,
+                                                None)
+
+
+@composite(embedding_bag_padding_idx)
+def _embedding_bag_padding_idx_composite(weight, indices, offsets, scale_grad_by_freq, mode,
+                                         sparse, per_sample_weights, include_last_offset,
+                                         padding_idx):
+    # EmbeddingBag.cpp embedding_bag: _embedding_bag (EmbeddingBagBackward0) on contiguous
+    # indices and offsets, padding_idx wrapped
+    embedding_bag_padding_idx.kernel(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                                     per_sample_weights, include_last_offset, padding_idx)  # checks
+    if padding_idx is None:
+        padding_idx = -1
+    elif padding_idx < 0:
+        padding_idx += weight.shape_tuple[0]
+    return _embedding_bag(weight, indices.contiguous(), offsets.contiguous(), scale_grad_by_freq,
+                          mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 # (aten::embedding_bag is CompositeImplicitAutograd: it calls _embedding_bag, whose entry follows)
 
 
