@@ -34,6 +34,8 @@ NOT_COMPARABLE = {
     "bernoulli": "random: torch and reftrace draw different numbers",
     "nn.functional.dropout": "random: torch and reftrace draw different masks",
     "nn.functional.dropout2d": "random: torch and reftrace draw different masks",
+    "nn.functional.rrelu": "random: torch and reftrace draw different slopes (covered by HAND "
+                           "in eval mode and by test_rrelu_training_gradient_is_its_slope)",
     "T": "a property, not a callable (covered by HAND)",
     "mT": "a property, not a callable (covered by HAND)",
     "where": "op_db's lambda reorders the arguments (covered by HAND)",
@@ -124,10 +126,8 @@ KNOWN_GAPS = {
     'nn.functional.conv_transpose2d': 'convolution_backward does not handle transposed convolution yet',
     'nn.functional.conv_transpose3d': 'convolution_backward does not handle transposed convolution yet',
     'nn.functional.conv3d': 'convolution_backward does not handle 3-d convolution yet',
-    'nn.functional.rrelu': "the gradient through rrelu's random slopes differs (reftrace's random stream)",
     'nn.functional.scaled_dot_product_attention': "composite in torch (its grad_fn is UnsafeViewBackward0, the math path): reftrace's decomposition is not ported yet",
     'nn.functional.multi_head_attention_forward': "gradients differ from torch's (not diagnosed yet)",
-    'nn.functional.triplet_margin_with_distance_loss': "op_db passes torch's own distance function, which reftrace cannot call",
     'nn.functional.grid_sample': "grid_sampler_2d_backward is not implemented yet (and torch's node is GridSampler2DBackward0)",
 }
 
@@ -251,7 +251,26 @@ HAND = {
         x, size=(4, 3), mode="bilinear", align_corners=True), [_t(1, 2, 3, 4)]),
     "inverse": (lambda m, x: m.inverse(x + 3 * m.eye(3, dtype=m.float64)), [_t(3, 3)]),
     "dropout_eval": (lambda m, x: m.nn.functional.dropout(x, 0.5, training=False) * 2, [_t(3, 4)]),
+    "rrelu_eval": (lambda m, x: m.nn.functional.rrelu(x, 0.1, 0.3), [_t(3, 4)]),
 }
+
+
+def test_rrelu_training_gradient_is_its_slope():
+    """rrelu in training draws a slope per negative element (the draws differ between the
+    libraries): the gradient is that slope (1 for x > 0), its node names are torch's, and the
+    double backward (RreluWithNoiseBackwardBackward0) gives zero."""
+    names = []
+    for m in (torch, reftrace):
+        x = m.linspace(-2, 2, 9, dtype=m.float64).requires_grad_()
+        y = m.nn.functional.rrelu(x, 0.1, 0.3, training=True)
+        g, = m.autograd.grad(y.sum(), x, create_graph=True)
+        gg, = m.autograd.grad(g.sum(), x, allow_unused=True)
+        slope = g.detach().numpy()
+        assert np.allclose(slope * x.detach().numpy(), y.detach().numpy())
+        assert (slope[5:] == 1).all() and ((slope[:4] >= 0.1) & (slope[:4] <= 0.3)).all()
+        names.append((type(y.grad_fn).__name__, type(g.grad_fn).__name__,
+                      None if gg is None else float(gg.abs().sum())))
+    assert names[0] == names[1], names
 
 
 def _setitem(m, x, index, v):
