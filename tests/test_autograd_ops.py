@@ -58,7 +58,6 @@ KNOWN_GAPS = {
     "renorm": "torch's renorm_backward is not ported",
     "einsum": "einsum's decomposition (sumproduct_pair: permute / bmm / view) is not ported",
     "as_strided_scatter": "torch's as_strided_scatter_backward is not ported",
-    "nn.functional.pad.circular": "circular padding has no derivative yet",
     "nn.functional.bilinear": "torch decomposes bilinear into _trilinear; not ported",
     "cdouble": "reftrace has no complex real()/conj ops yet",
     "cfloat": "reftrace has no complex real()/conj ops yet",
