@@ -52,7 +52,6 @@ NOT_COMPARABLE = {
 # OpInfo name, with its variant_test_name after a dot where the gap is one variant's)
 KNOWN_GAPS = {
     "norm.nuc": "reftrace has no nuclear norm (p='nuc')",
-    "diag": "reftrace's diag is one op; torch's is diag_embed/diagonal (DiagEmbedBackward0)",
     "scatter_reduce": "torch's scatter_reduce_backward is not ported",
     "index_reduce": "torch's index_reduce_backward is not ported",
     "renorm": "torch's renorm_backward is not ported",

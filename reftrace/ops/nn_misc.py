@@ -14,7 +14,6 @@ from .nn_conv import legacy_type_name, sizes
 from .random import bernoulli_draws
 from ._memory_format import like_input
 from ._registry import composite, derivatives, get_packet, op
-from ..autograd._variable_type import record_without_formula
 
 
 # -- dropout -------------------------------------------------------------------------------------
