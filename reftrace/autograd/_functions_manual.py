@@ -1213,3 +1213,165 @@ def _euclidean_dist_backward(grad, x1, x2, res):
     ratio.masked_fill_(res == 0, 0)
     return (x1 * ratio.sum(-1, True) - ratio.matmul(x2),
             x2 * ratio.sum(-2, False).unsqueeze(-1) - ratio.mT.matmul(x1))
+
+
+# -- linear algebra: decompositions (FunctionsManual.cpp, in its order) ------------------------------
+
+def cholesky_backward(gL, upper, L):
+    # From cholesky_jvp we have that dL = L\pi(L^{-1}dA(L^-H)). Taking adjoints,
+    # gA = L^{-H}\pi^*((L^HgL).tril())L^{-1} where \pi^*(X) = 0.5 * (X + X^H - diag(X));
+    # tril(L^H gL) = tril(L^H tril(gL)), so gL need not be projected first
+    L_ = L.mH if upper else L
+    gL_ = gL.mH if upper else gL
+    gA = L_.mH.matmul(gL_).tril()
+    # Equivalent to 0.5 * (gA + gA^H - diag(gA))
+    gA = 0.5 * (gA + gA.tril(-1).mH)
+    gA = _rt.linalg_solve_triangular(L_.mH, gA, upper=True, left=True)
+    gA = _rt.linalg_solve_triangular(L_, gA, upper=False, left=False)
+    return gA
+
+
+def cholesky_inverse_backward(grad, L, upper, inverse):
+    grad_L = None
+    if grad is not None:
+        common_term = grad + grad.mH
+        common_term = _rt.matmul(inverse, _rt.matmul(common_term, inverse))
+        if upper:
+            grad_L = -_rt.matmul(L, common_term)
+        else:
+            grad_L = -_rt.matmul(common_term, L)
+    return grad_L
+
+
+def pinv_backward(grad, pinvA, A):
+    m = A.shape[-2]
+    n = A.shape[-1]
+    pinvAh = pinvA.mH
+    gradh = grad.mH
+    # optimization to produce matrices of the smallest dimension
+    if m <= n:
+        K = gradh.matmul(pinvA)
+        KpinvAh = K.matmul(pinvAh)
+        return (-(pinvA.matmul(K)).mH + KpinvAh - (A.matmul(pinvA)).matmul(KpinvAh)
+                + (pinvAh.matmul(pinvA)).matmul(gradh - K.matmul(A)))
+    K = pinvA.matmul(gradh)
+    pinvAhK = pinvAh.matmul(K)
+    return (-(K.matmul(pinvA)).mH + (gradh - A.matmul(K)).matmul(pinvA).matmul(pinvAh)
+            + pinvAhK - pinvAhK.matmul(pinvA).matmul(A))
+
+
+def svd_backward(gU, gS, gVh, U, S, Vh):
+    # Throughout both the real and complex case we assume A has distinct singular values;
+    # if A is rectangular or complex, we assume it's full-rank (see FunctionsManual.cpp)
+    # Trivial case
+    if gS is None and gU is None and gVh is None:
+        return None
+    m = U.shape[-2]
+    n = Vh.shape[-1]
+    # Optimisation for svdvals: gA = U @ diag(gS) @ Vh
+    if gU is None and gVh is None:
+        return (_rt.matmul(U, gS.unsqueeze(-1) * Vh) if m >= n
+                else _rt.matmul(U * gS.unsqueeze(-2), Vh))
+    # At this point, at least one of gU, gVh is defined
+    is_complex = U.is_complex()
+
+    def skew(A):
+        return A - A.mH
+    UhgU = skew(_rt.matmul(U.mH, gU)) if gU is not None else None
+    VhgV = skew(_rt.matmul(Vh, gVh.mH)) if gVh is not None else None
+    # Check for the invariance of the loss function, i.e.
+    # Im(diag(U^H gU)) + Im(diag(V^H gV)) = 0
+    if is_complex:
+        imdiag_UhgU = (_rt.imag(UhgU.diagonal(0, -2, -1)) if gU is not None
+                       else _rt.zeros_like(S))
+        imdiag_VhgV = (_rt.imag(VhgV.diagonal(0, -2, -1)) if gVh is not None
+                       else _rt.zeros_like(S))
+        # Rather lax atol and rtol, as we don't want false positives
+        if not _rt.allclose(imdiag_UhgU, -imdiag_VhgV, rtol=1e-2, atol=1e-2):
+            raise RuntimeError(
+                "svd_backward: The singular vectors in the complex case are specified up to "
+                "multiplication by e^{i phi}. The specified loss function depends on this phase "
+                "term, making it ill-defined.")
+
+    # gA = ((U^H gU) / E) S +  S (((V^H gV) / E) + I o (gS + diag(U^H gU) / (2 * S))
+    # ret holds everything but the diagonal of gA
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    # Any number a != 0 would, as we are just going to use it to compute 0 / a later on
+    E.diagonal(0, -2, -1).fill_(1)
+    if gU is not None:
+        if gVh is not None:
+            gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+        else:
+            gA = (UhgU / E) * S.unsqueeze(-2)
+    else:  # gVh is defined
+        gA = S.unsqueeze(-1) * (VhgV / E)
+    # Fill the diagonal
+    if gS is not None:
+        gA = gA + gS.diag_embed()
+    if is_complex and gU is not None and gVh is not None:
+        gA = gA + (UhgU.diagonal(0, -2, -1) / (2. * S)).diag_embed()
+
+    if m > n and gU is not None:
+        # gA = [UgA + (I_m - UU^H)gU S^{-1}]V^H
+        gA = _rt.matmul(U, gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - _rt.matmul(U, _rt.matmul(U.mH, gUSinv))
+        gA = _rt.matmul(gA, Vh)
+    elif m < n and gVh is not None:
+        #   gA = U[gA V^H + S^{-1} (gV)^H (I_n - VV^H)]
+        gA = _rt.matmul(gA, Vh)
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = gA + SinvgVh - _rt.matmul(_rt.matmul(SinvgVh, Vh.mH), Vh)
+        gA = _rt.matmul(U, gA)
+    else:
+        # gA = U gA V^H
+        gA = (_rt.matmul(U, _rt.matmul(gA, Vh)) if m >= n
+              else _rt.matmul(_rt.matmul(U, gA), Vh))
+    return gA
+
+
+def linalg_eig_backward(gL, gV, L, V, is_hermitian, symeig_eigenvectors=True):
+    # https://arxiv.org/pdf/1701.00392.pdf Eq 4.77. For A = VLV^{-1}:
+    # gA = V^{-H}(diag_embed(gL) + (V^H gV -V^HV diag(real(V^H gV))) / E*)V^H
+    # with E_{ij} = L_j - L_i if i != j, 1 otherwise; the Hermitian case uses V^{-1} = V^H
+    if not symeig_eigenvectors:
+        raise RuntimeError("linalg_eig_backward: torch.symeig(A, eigenvectors=False) is not "
+                           "differentiable. Use torch.linalg.eigvalsh(A) instead.")
+    # Trivial case
+    if gL is None and gV is None:
+        return None
+    # Shortcut for linalg.eigvals/eigvalsh: compute V^-H gL V^H
+    if gV is None:
+        if is_hermitian:
+            return _rt.matmul(V * gL.unsqueeze(-2), V.mH)
+        return _rt.linalg.solve(V.mH, gL.unsqueeze(-1) * V.mH)
+    VhgV = _rt.matmul(V.mH, gV)
+    diag_VhgV = VhgV.diagonal(0, -2, -1)
+    if V.is_complex():
+        # Check invariance of the loss function wrt the transformation
+        # V -> V * e^{i\phi} for an arbitrary phi in RR^n
+        imdiag_VhgV = _rt.imag(diag_VhgV)
+        if not _rt.allclose(imdiag_VhgV, _rt.zeros_like(imdiag_VhgV), rtol=1e-2, atol=1e-2):
+            raise RuntimeError(
+                ("linalg_eigh_backward" if is_hermitian else "linalg_eig_backward")
+                + ": The eigenvectors in the complex case are specified up to multiplication by "
+                "e^{i phi}. The specified loss function depends on this quantity, so it is "
+                "ill-defined.")
+    if is_hermitian:
+        # Project onto the tangent space at the identity of U(n), that is, the
+        # skew-Hermitian matrices
+        VhgV = 0.5 * (VhgV - VhgV.mH)
+    else:
+        # Project onto the tangent space at V^H V of complex matrices with columns of norm 1
+        VhgV = VhgV - _rt.matmul(V.mH, V * _rt.real(diag_VhgV).unsqueeze(-2))
+    Lconj = L.conj()
+    Econj = Lconj.unsqueeze(-2) - Lconj.unsqueeze(-1)
+    Econj.diagonal(0, -2, -1).fill_(1.)
+    gA = VhgV.div_(Econj)
+    if gL is not None:
+        gA.diagonal(0, -2, -1).copy_(gL)
+    # Conjugate by V^{-H}
+    if is_hermitian:
+        return _rt.matmul(V, _rt.matmul(gA, V.mH))
+    return _rt.linalg.solve(V.mH, _rt.matmul(gA, V.mH))
