@@ -1375,3 +1375,172 @@ def linalg_eig_backward(gL, gV, L, V, is_hermitian, symeig_eigenvectors=True):
     if is_hermitian:
         return _rt.matmul(V, _rt.matmul(gA, V.mH))
     return _rt.linalg.solve(V.mH, _rt.matmul(gA, V.mH))
+
+
+def _linalg_solve_is_vector_rhs(input, other):
+    """at::native::linalg_solve_is_vector_rhs: B is a (batch of) vector(s)."""
+    vector_case = other.dim() == 1 or (input.dim() - 1 == other.dim()
+                                       and tuple(other.shape) == tuple(input.shape[:-1]))
+    return vector_case
+
+
+def linalg_lstsq_backward(gX_, gL_, A, B_, X_, grad_input_mask):
+    A_requires_grad = grad_input_mask[0]
+    B_requires_grad = grad_input_mask[1]
+    if ((gX_ is None and (gL_ is None or not gL_.numel()))  # gL_ undefined or of shape [0]
+            or (not A_requires_grad and not B_requires_grad)):
+        return (None, None)
+    vector_case = _linalg_solve_is_vector_rhs(A, B_)
+
+    def vector_to_matrix(X):
+        return X.unsqueeze(-1) if vector_case else X
+
+    def matrix_to_vector(X):
+        return X.squeeze(-1) if vector_case else X
+    B = vector_to_matrix(B_)
+    A_grad_X = B_grad_X = A_grad = B_grad = None
+    if gX_ is not None:  # Gradient from solution
+        gX = vector_to_matrix(gX_)
+        pinvA = _rt.linalg.pinv(A)
+        if A_requires_grad:
+            pinvA_grad = gX.matmul(B.mH)
+            A_grad_X = pinv_backward(pinvA_grad, pinvA, A)
+        if B_requires_grad:
+            # Equivalent to B_grad = linalg_lstsq(A.mH, gX, rcond, driver)[0],
+            # but we avoid this approach as `gelsy` is non-deterministic
+            B_grad_X = matrix_to_vector(pinvA.mH.matmul(gX))
+    if gL_ is not None and gL_.numel():  # Gradient from residuals
+        X = vector_to_matrix(X_)
+        r = A.matmul(X) - B
+        gL = gL_.unsqueeze(-2)
+        if A_requires_grad:
+            A_grad_L = 2 * (gL * r).matmul(X.mH)
+            A_grad = A_grad_X + A_grad_L if A_grad_X is not None else A_grad_L
+        if B_requires_grad:
+            B_grad_L = matrix_to_vector(-2 * gL * r)
+            B_grad = B_grad_X + B_grad_L if B_grad_X is not None else B_grad_L
+    else:  # gX_ is defined
+        A_grad = A_grad_X
+        B_grad = B_grad_X
+    return (A_grad, B_grad)
+
+
+def _parse_qr_mode(mode):
+    if mode == "reduced":
+        return True, True
+    if mode == "complete":
+        return True, False
+    if mode == "r":
+        return False, True
+    raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
+                       "(default), 'r', or 'complete'")
+
+
+def linalg_qr_backward(gQ, gR, Q, R, mode):
+    # Case m >= n: gA = (gQ + syminvadj(triu(gR R^H - Q^H gQ)))R^{-H}
+    # Case m < n: gA = QgR + pi*(Q trilImInv*(Q^H gQ - gR R^H)R_1^{-H})
+    compute_q, reduced = _parse_qr_mode(mode)
+    if not compute_q:
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+            "linalg.qr.")
+    m = Q.shape[-2]
+    n = R.shape[-1]
+    if not (reduced or m <= n):
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    if gQ is None and gR is None:
+        return None
+    if gQ is not None:
+        if gR is not None:
+            gA = gR.matmul(R.mH) - Q.mH.matmul(gQ)
+        else:
+            gA = -Q.mH.matmul(gQ)
+    else:
+        gA = gR.matmul(R.mH)
+    if m >= n:
+        def syminvadj(X):
+            ret = X + X.mH
+            diag = ret.diagonal(0, -2, -1)
+            (_rt.real(diag) if diag.is_complex() else diag).mul_(0.5)
+            return ret
+        gA = Q.matmul(syminvadj(gA.triu()))
+        if gQ is not None:
+            gA = gA + gQ
+        gA = _rt.linalg_solve_triangular(R.mH, gA, upper=False, left=False)
+        return gA
+
+    def trilImInvAdjSkew(X):
+        ret = (X - X.mH).tril()
+        if X.is_complex():
+            _rt.imag(ret.diagonal(0, -2, -1)).mul_(0.5)
+        return ret
+    gA = Q.matmul(trilImInvAdjSkew(-gA))
+    gA = _rt.linalg_solve_triangular(R.narrow(-1, 0, m).mH, gA, upper=False, left=False)
+    shape = list(R.shape)
+    shape[-1] = n - m
+    gA = _rt.cat([gA, gA.new_zeros(shape)], -1)
+    if gR is not None:
+        gA = gA + Q.matmul(gR)
+    return gA
+
+
+def _differential_analytic_matrix_function(self, grad, matrix_function, adjoint):
+    """Mathias, "A Chain Rule for Matrix Functions and Applications" (1996): f applied to the
+    block matrix [[A, grad], [0, A]] has the differential (adjoint=False) or its adjoint
+    (adjoint=True, with A^H) in its upper-right block."""
+    A = self.transpose(-2, -1).conj() if adjoint else self
+    meta_grad_sizes = list(A.shape)
+    meta_grad_sizes[A.dim() - 2] *= 2
+    meta_grad_sizes[A.dim() - 1] *= 2
+    n = A.shape[-1]
+    meta_grad = _rt.zeros(meta_grad_sizes, dtype=grad.dtype, device=grad.device)
+    meta_grad.narrow(-2, 0, n).narrow(-1, 0, n).copy_(A)
+    meta_grad.narrow(-2, n, n).narrow(-1, n, n).copy_(A)
+    meta_grad.narrow(-2, 0, n).narrow(-1, n, n).copy_(grad)
+    return matrix_function(meta_grad).narrow(-2, 0, n).narrow(-1, n, n)
+
+
+def linalg_matrix_exp_differential(self, grad, adjoint):
+    return _differential_analytic_matrix_function(self, grad, _rt.linalg.matrix_exp, adjoint)
+
+
+def triangular_solve_backward(grad_x, grad_m, b, a, x, upper, transpose, unitriangular,
+                              output_mask):
+    grad_b = grad_a = None
+    if grad_x is not None or grad_m is not None:
+        if grad_x is not None:
+            grad_b = grad_x.triangular_solve(a.conj(), upper, not transpose, unitriangular)[0]
+            if output_mask[1]:
+                grad_a = -x.conj().matmul(grad_b.mT) if transpose else -grad_b.matmul(x.mH)
+                if upper:
+                    grad_a = grad_a.triu(int(unitriangular))
+                else:
+                    grad_a = grad_a.tril(-int(unitriangular))
+        if grad_a is None:
+            grad_a = _rt.zeros([1], dtype=a.dtype, device=a.device).expand_as(a)
+        if grad_b is None:
+            grad_b = _rt.zeros([1], dtype=b.dtype, device=b.device).expand_as(b)
+        if output_mask[1] and grad_m is not None:
+            grad_a = grad_a.add(grad_m)
+    return (grad_b, grad_a)
+
+
+def linalg_solve_triangular_backward(grad, A, X, upper, left, unitriangular, output_mask):
+    # Assume left=True for simplicity. If f(A, B) = A^{-1}B, reverse AD gives
+    # gB = A^{-H}gX, gA = -gB X^H, projected onto triangular
+    A_requires_grad = output_mask[0]
+    B_requires_grad = output_mask[1]
+    if grad is None or (not A_requires_grad and not B_requires_grad):
+        return (None, None)
+    # We always need to compute G_B
+    A_H = A.mH
+    G_B = _rt.linalg_solve_triangular(A_H, grad, upper=not upper, left=left,
+                                      unitriangular=unitriangular)
+    if A_requires_grad:
+        X_H = X.mH
+        G_A = -_rt.matmul(G_B, X_H) if left else -_rt.matmul(X_H, G_B)
+        G_A = G_A.triu(int(unitriangular)) if upper else G_A.tril(-int(unitriangular))
+        return (G_A, G_B if B_requires_grad else None)
+    return (None, G_B)
