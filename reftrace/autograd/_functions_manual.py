@@ -1544,3 +1544,132 @@ def linalg_solve_triangular_backward(grad, A, X, upper, left, unitriangular, out
         G_A = G_A.triu(int(unitriangular)) if upper else G_A.tril(-int(unitriangular))
         return (G_A, G_B if B_requires_grad else None)
     return (None, G_B)
+
+
+def cholesky_solve_backward(grad_x, self, input2, result, upper, output_mask):
+    grad_self = grad_input2 = None
+    if grad_x is not None:
+        grad_self = grad_x.cholesky_solve(input2, upper=upper)
+        if output_mask[1]:
+            common_term = _rt.matmul(grad_self, result.mH)
+            common_term = common_term + common_term.mH
+            if upper:
+                grad_input2 = -_rt.matmul(input2, common_term)
+            else:
+                grad_input2 = -_rt.matmul(common_term, input2)
+    return (grad_self, grad_input2)
+
+
+def _get_epsilon(dtype):
+    """at::native::_get_epsilon: the machine epsilon of a real dtype."""
+    return float(_np.finfo(dtype.np).eps)
+
+
+def _masked_fmap(mask, f1, f2, t, *ts):
+    """Apply f1 where ``mask`` is true and f2 elsewhere (over the batch entries)."""
+    t_masked = t[mask]
+    n = t_masked.numel()
+    if n == t.numel():
+        return f1(t, *ts)
+    if n == 0:
+        return f2(t, *ts)
+    not_mask = mask.logical_not()
+    return (_rt.empty_like(t).index_put_((mask,), f1(t_masked, *(x[mask] for x in ts)))
+            .index_put_((not_mask,), f2(t[not_mask], *(x[not_mask] for x in ts))))
+
+
+def linalg_det_backward(grad, det, A, LU, pivots):
+    if grad is None:
+        return None
+    if A.numel() == 0:  # (the singular case needs A.numel() != 0; torch 2.13 gives A an empty
+        return _rt.zeros_like(A)  # gradient here, not an undefined one)
+    # The gradient G is the matrix solving A.mH G = det(A).conj() * grad * I
+    d_diag = grad * det.conj()
+    # Optimisation, Make it F-transposed as it's what lu_solve expects
+    d = _rt.diag_embed(d_diag.unsqueeze(-1).expand_as(pivots)).mT
+    eps = _get_epsilon(LU.dtype.to_real() if LU.dtype.is_complex else LU.dtype)
+    # Optimisation if we are not going to compute higher-order gradients
+    if not _rt.is_grad_enabled():
+        # The formula is given by the solution of AX = det.conj() * det * I when A is
+        # invertible; det is C^1, so if it's not invertible, we can apply a perturbation to the
+        # LU decomposition and use the resulting matrix as a non-singular approximation
+        LU_ = LU + _rt.diag_embed(_rt.where(LU.diagonal(0, -2, -1) == 0., eps, 0.))
+        use_A_T = A.is_contiguous() and not A.is_complex()
+        return _rt.linalg.lu_solve(LU_, pivots, d, left=True, adjoint=not use_A_T)
+    # If we want to compute higher-order gradients, we need to recompute the LU decomposition
+    # so that autograd computes the correct gradients wrt to A (cf. solve_backward)
+
+    def non_singular(A, d, grad):
+        return _rt.linalg.solve(A.mH, d)
+
+    # The derivative may be then computed explicitly by noting that the gradient of the
+    # derivative of the determinant is given in terms of the adjugate of a matrix (see
+    # https://nhigham.com/2020/06/16/what-is-the-adjugate-of-a-matrix/)
+    def singular(A, d, grad):
+        U, S, Vh = _rt.linalg.svd(A)
+        alpha = (_rt.linalg.det(U) * _rt.linalg.det(Vh)).conj() * grad
+        D = _prod_safe_zeros_backward(alpha.unsqueeze(-1), S, S.dim() - 1)
+        return (U * D.unsqueeze(-2)).matmul(Vh)
+
+    # We could use the singular formula for all inputs but we try to filter out some inputs
+    # via the masking, as computing an SVD is about 100 times slower than an lu_solve
+    return _masked_fmap(det.abs() < 100. * eps, singular, non_singular, A, d, grad)
+
+
+def slogdet_backward(grad_sign, grad_logabsdet, A, signdet, LU, pivots):
+    # (d slogabs)*_A(g_sign, g_abs) = (g_abs - g_sign.conj() * sgn) * A^{-H}
+    if grad_sign is None and grad_logabsdet is None:
+        return None
+    is_complex = A.is_complex()
+    # In the real case grad_sign is always zero
+    if not is_complex and grad_logabsdet is None:
+        return None
+    g = grad_logabsdet
+    if is_complex:
+        if grad_sign is not None:
+            i = 1j
+            if g is not None:
+                g = g - i * _rt.imag(grad_sign.conj() * signdet)
+            else:
+                g = -i * _rt.imag(grad_sign.conj() * signdet)
+        else:
+            # Cast to complex explicitly
+            g = g.to(A.dtype)
+    # No need to handle the singular case separately here (as we do in det) since this
+    # function is not differentiable on singular matrices
+    # Optimisation, Make it F-transposed as it's what lu_solve expects
+    d = _rt.diag_embed(g.unsqueeze(-1).expand_as(pivots)).mT
+    if not _rt.is_grad_enabled():
+        use_A_T = A.is_contiguous() and not A.is_complex()
+        return _rt.linalg.lu_solve(LU, pivots, d, left=True, adjoint=not use_A_T)
+    # If we want to compute further gradients, we need to recompute the LU decomposition so
+    # that autograd computes the correct gradients wrt to A (cf. solve_backward)
+    return _rt.linalg.solve(A.mH, d)
+
+
+def linalg_solve_backward(gX, X, A, LU, pivots, left, B_requires_grad):
+    # for X = A^{-1}B: gB = A^{-H}gX, gA = -gB X^H
+    A_requires_grad = A.requires_grad
+    if gX is None or (not A_requires_grad and not B_requires_grad):
+        return (None, None)
+    vector_case = _linalg_solve_is_vector_rhs(LU, gX)
+
+    def vector_to_matrix(X):
+        return X.unsqueeze(-1) if vector_case else X
+
+    def matrix_to_vector(X):
+        return X.squeeze(-1) if vector_case else X
+    # If the user is going to compute higher order gradients, then we need to recompute the LU
+    # and the pivots
+    if _rt.is_grad_enabled():
+        gB_ = _rt.linalg.solve(A.mH, vector_to_matrix(gX), left=left)
+    else:
+        use_A_T = A.is_contiguous() and not A.is_complex()
+        gB_ = _rt.linalg.lu_solve(LU, pivots, vector_to_matrix(gX), left=left,
+                                  adjoint=not use_A_T)
+    gA_ = None
+    if A_requires_grad:
+        X_ = vector_to_matrix(X)
+        gA_ = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
+    return (gA_ if A_requires_grad else None,
+            matrix_to_vector(gB_) if B_requires_grad else None)
