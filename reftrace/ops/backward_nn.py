@@ -524,6 +524,28 @@ def conv_tbc_backward(self, input, weight, bias, pad):
             tensor(gb._array.astype(bias.dtype.np, copy=False), bias))
 
 
+def _distance_grad(xp, diff, d, p):
+    """d ||x - y||_p / dx per coordinate, from diff = x - y and the distance d (Distance.cpp's
+    backward kernels, one per p; 0 where d = 0, and where diff = 0 for p < 1)."""
+    safe = xp.where(d == 0, 1, d)
+    if p == 0:
+        dd = xp.zeros_like(diff)
+    elif p == 1:
+        dd = xp.sign(diff)
+    elif p == 2:
+        dd = diff / safe
+    elif p == float("inf"):
+        dd = xp.sign(diff) * (xp.abs(diff) == d)
+    elif p < 2:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dd = xp.sign(diff) * xp.abs(diff) ** (p - 1) / safe ** (p - 1)
+        if p < 1:
+            dd = xp.where(diff == 0, 0, dd)
+    else:
+        dd = diff * xp.abs(diff) ** (p - 2) / safe ** (p - 1)
+    return xp.where(d == 0, 0, dd)
+
+
 @op("_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor")
 def _pdist_backward(grad, self, p, pdist):
     """Each pair's distance d = ||x_i - x_j||_p gives x_i grad * dd/dx_i and x_j its negative
@@ -535,20 +557,7 @@ def _pdist_backward(grad, self, p, pdist):
     diff = a[i] - a[j]                                                   # (pairs, m)
     d = pdist._array[:, None]
     g = grad._array[:, None]
-    safe = xp.where(d == 0, 1, d)
-    if p == 0:
-        dd = xp.zeros_like(diff)
-    elif p == 1:
-        dd = xp.sign(diff)
-    elif p == 2:
-        dd = diff / safe
-    elif p == float("inf"):
-        dd = xp.sign(diff) * (xp.abs(diff) == d)
-    elif p < 1:
-        dd = xp.sign(diff) * xp.abs(diff) ** (p - 1) / safe ** (p - 1)
-    else:
-        dd = diff * xp.abs(diff) ** (p - 2) / safe ** (p - 1)
-    contrib = xp.where(d == 0, 0, g * dd)
+    contrib = g * _distance_grad(xp, diff, d, p)
     out = xp.zeros(a.shape, dtype=a.dtype)
     xp.add.at(out, i, contrib)
     xp.add.at(out, j, -contrib)
@@ -573,23 +582,7 @@ def _cdist_backward(grad, x1, x2, p, cdist):
     diff = a[..., :, None, :] - b[..., None, :, :]                      # (..., r1, r2, c)
     d = cdist._array[..., None]
     g = grad._array[..., None]
-    safe = xp.where(d == 0, 1, d)
-    if p == 0:
-        dd = xp.zeros_like(diff)
-    elif p == 1:
-        dd = xp.sign(diff)
-    elif p == 2:
-        dd = diff / safe
-    elif p == float("inf"):
-        dd = xp.sign(diff) * (xp.abs(diff) == d)
-    elif p < 2:
-        dd = xp.sign(diff) * xp.abs(diff) ** (p - 1) / safe ** (p - 1)
-        if p < 1:
-            dd = xp.where(diff == 0, 0, dd)
-    else:
-        dd = diff * xp.abs(diff) ** (p - 2) / safe ** (p - 1)
-    if p not in (1, float("inf")):
-        dd = xp.where(d == 0, 0, dd)
+    dd = _distance_grad(xp, diff, d, p)
     out = (g * dd).sum(-2)
     return _fresh(xp.ascontiguousarray(out.astype(x1.dtype.np, copy=False)), x1.dtype, x1.device)
 
