@@ -18,7 +18,7 @@ from .._promotion import result_type
 from .._tensor import _fresh, _strided, _view_of, contiguous_strides, xp_of
 from ._iter import broadcast_shapes, empty_strided_array
 from ._pointwise_helpers import write_inplace
-from ._registry import composite, derivatives, op
+from ._registry import OVERLOADS, composite, derivatives, op
 from .arithmetic import add, mul
 from .backward import _unsafe_view
 from .casts import checked_scalar
@@ -461,6 +461,17 @@ def diag(self, diagonal):
     if a.ndim == 2:
         return _fresh(xp.diagonal(a, diagonal).copy(), self.dtype, self.device)  # never a view
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
+
+
+@composite(diag)
+def _diag_composite(self, diagonal):
+    # TensorShape.cpp diag: diag_embed of a vector, a copy of a matrix's diagonal
+    ndim = self.dim()
+    if ndim == 1:
+        return OVERLOADS["aten::diag_embed"](self, diagonal)
+    if ndim == 2:
+        return OVERLOADS["aten::diagonal_copy"](self, diagonal)
+    return diag.kernel(self, diagonal)  # its error
 
 
 def _singular_pivot(matrix):

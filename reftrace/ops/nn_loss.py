@@ -355,6 +355,17 @@ def kl_div(self, target, reduction, log_target):
     return _reduce(self, losses, reduction, dtype)
 
 
+@composite(kl_div)
+def _kl_div_composite(self, target, reduction, log_target):
+    # Loss.cpp kl_div, in its order
+    kl_div.kernel(self, target, reduction, log_target)  # its checks
+    if log_target:
+        output = target.exp() * (target - self)
+    else:
+        output = OVERLOADS["aten::xlogy.Tensor"](target, target) - target * self
+    return apply_loss_reduction(output, reduction)
+
+
 @op("poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, "
     "int reduction) -> Tensor")
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
@@ -539,6 +550,18 @@ derivatives(multi_margin_loss, {"self": "multi_margin_loss_backward(grad, self, 
 
 @op("multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=())
 def multilabel_margin_loss(self, target, reduction):
+    return multilabel_margin_loss_forward.kernel(self, target, reduction)[0]
+
+
+@composite(multilabel_margin_loss)
+def _multilabel_margin_loss_composite(self, target, reduction):
+    # Loss.cpp: the output of multilabel_margin_loss_forward (MultilabelMarginLossBackward0)
+    return multilabel_margin_loss_forward(self, target, reduction)[0]
+
+
+@op("multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> "
+    "(Tensor output, Tensor is_target)", variants=())
+def multilabel_margin_loss_forward(self, target, reduction):
     a = _float64(self)
     x = a.reshape(-1, a.shape[-1]) if a.ndim else a.reshape(1, 1)
     n, c = x.shape
@@ -556,4 +579,10 @@ def multilabel_margin_loss(self, target, reduction):
     losses = (hinge * mask).sum((1, 2)) / c
     if reduction == NONE:
         losses = losses.reshape(self.shape_tuple[:-1]) if self.ndim > 1 else losses.reshape(())
-    return _reduce(self, losses, reduction)
+    return (_reduce(self, losses, reduction),
+            _result(self, is_target.reshape(target.shape_tuple)))
+
+
+derivatives(multilabel_margin_loss_forward, {
+    "self": "multilabel_margin_loss_backward(grad, self, target, reduction, is_target)",
+    "target": "non_differentiable"})
