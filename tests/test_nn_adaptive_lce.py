@@ -123,3 +123,28 @@ def test_options_ignored_while_tracing_warns_as_torch():
                            check_trace=False)
         msgs[lib] = [str(i.message) for i in w if "linear_cross_entropy" in str(i.message)]
     assert msgs["rt"] == msgs["th"] and msgs["rt"]
+
+
+@pytest.mark.parametrize("shape, tshape", [((4, 5), (4,)), ((3, 5, 4), (3, 4)),
+                                           ((2, 5, 2, 3, 2), (2, 2, 3, 2)), ((5,), ())])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_gradients(shape, tshape, reduction, label_smoothing, weighted):
+    """linear_cross_entropy's loss: cross_entropy's autograd graph (nll_loss_nd on 3-d and 5-d
+    inputs, label smoothing's composite, ignored targets) equals torch's."""
+    xs = sample(shape, dtype="float64", seed=7)
+    t = (np.abs(sample(tshape, seed=8)) * 2).astype("int64") % 5
+    w = np.abs(sample((5,), dtype="float64", seed=9)) + 0.1
+
+    def run(lib):
+        a = lib.from_numpy(xs.copy()).requires_grad_()
+        loss = lib.nn.functional.cross_entropy(
+            a, lib.from_numpy(np.array(t)), weight=lib.from_numpy(w.copy()) if weighted else None,
+            reduction=reduction, label_smoothing=label_smoothing, ignore_index=2)
+        return loss, lib.autograd.grad(loss.sum(), a)[0], type(loss.grad_fn).__name__
+
+    got, expected = run(reftrace), run(torch)
+    assert got[2] == expected[2]
+    assert_same(got[0], expected[0], atol=1e-10, rtol=1e-10)
+    assert_same(got[1], expected[1], atol=1e-10, rtol=1e-10, path="grad")

@@ -6,6 +6,7 @@ REFTRACE_OPINFO_ALL=1 for every sample.
 Entries left out are listed with the reason: random results (dropout & co), functions of the
 sequence layers (another branch), or samples that pass torch callables as arguments.
 """
+import dataclasses
 import os
 import warnings
 
@@ -67,6 +68,9 @@ def _convert(v):
         return getattr(reftrace, str(v).split(".")[1])
     if isinstance(v, torch.Size):
         return tuple(v)
+    if isinstance(v, torch.nn.LinearCrossEntropyOptions):  # a dataclass of plain fields and dtypes
+        return reftrace.nn.LinearCrossEntropyOptions(
+            **{f.name: _convert(getattr(v, f.name)) for f in dataclasses.fields(v)})
     return v
 
 

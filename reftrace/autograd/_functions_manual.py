@@ -835,7 +835,7 @@ def nll_loss_backward(grad, self, target, weight, reduction, ignore_index):
         else _rt.ones(list(target.shape_tuple), dtype=self.dtype)
     w = w.masked_fill(ignored, 0)
     g = grad / w.sum() if reduction == 1 else grad  # 1: mean over the weights of the targets
-    scale = -(w * g)
+    scale = (-(w * g)).masked_fill(ignored, 0)  # ignored targets get 0, even when g is nan
     out = _rt.zeros_like(self)
     return out.scatter(class_dim, t.masked_fill(ignored.unsqueeze(class_dim), 0),
                        scale.unsqueeze(class_dim))
