@@ -1201,3 +1201,35 @@ def mvlgamma_backward(grad, self, p):
     args = _rt.arange(-p / 2. + 0.5, 0.5, 0.5, dtype=self.dtype)
     args = args.add(self.unsqueeze(-1))
     return grad * args.digamma_().sum(-1)
+
+
+def differential_analytic_matrix_function(self, grad, matrix_function, adjoint):
+    """The differential of an analytic matrix function f at A applied to grad (or its adjoint):
+    the top-right block of f([[A, G], [0, A]]) (Mathias 1996), built out of place (torch's
+    tensor-subclass branch, which is also the differentiable one)."""
+    A = self.transpose(-2, -1).conj() if adjoint else self
+    n = A.shape_tuple[-1]
+    meta_grad = _rt.cat([_rt.cat([A, grad], -1), _rt.cat([_rt.zeros_like(A), A], -1)], A.dim() - 2)
+    return matrix_function(meta_grad).narrow(-2, 0, n).narrow(-1, n, n)
+
+
+def linalg_matrix_exp_differential(self, grad, adjoint):
+    return differential_analytic_matrix_function(self, grad, _rt.linalg.matrix_exp, adjoint)
+
+
+def linalg_solve_backward(gX, X, A, LU, pivots, left, B_requires_grad):
+    """X = A^{-1} B: gB = A^{-H} gX, gA = -gB X^H (or the right-side forms). torch re-solves with
+    A^H under grad mode and reuses LU otherwise; reftrace always re-solves (the same values up to
+    rounding, and differentiable again)."""
+    A_requires_grad = A.requires_grad
+    if gX is None or (not A_requires_grad and not B_requires_grad):
+        return None, None
+    batch_rhs = tuple(LU.shape_tuple[:-1])
+    vector_case = X.dim() == 1 or (LU.dim() - 1 == X.dim() and tuple(X.shape_tuple) == batch_rhs)
+    gB_ = _rt.linalg.solve(A.mH, gX.unsqueeze(-1) if vector_case else gX, left=left)
+    gB = gB_.squeeze(-1) if vector_case else gB_
+    gA = None
+    if A_requires_grad:
+        X_ = X.unsqueeze(-1) if vector_case else X
+        gA = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
+    return gA if A_requires_grad else None, gB if B_requires_grad else None
