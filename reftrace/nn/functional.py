@@ -505,7 +505,7 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
 
     With ``options`` torch runs a chunked custom op outside tracing (the same loss, computed in
     batch chunks, with its own autograd node); reftrace validates and resolves the options as
-    torch does, then computes the reference path (spec/nn-layers.md, NN-LCE-1)."""
+    torch does, then computes the reference path (spec/nn-layers.md, NNL-11)."""
     if input.dim() < 1 or input.dim() > 2:
         raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
     if linear_weight.dim() < 2:

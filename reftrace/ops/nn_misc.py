@@ -420,8 +420,35 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, pe
 def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
                               per_sample_weights, include_last_offset, padding_idx):
     return _embedding_bag_impl(weight, indices, offsets, mode, per_sample_weights,
-                               include_last_offset, -1 if padding_idx is None else padding_idx)
-# (aten::embedding_bag is CompositeImplicitAutograd: it calls _embedding_bag, whose entry follows)
+                               include_last_offset, _wrap_padding_idx(weight, padding_idx))
+
+
+def _wrap_padding_idx(weight, padding_idx):
+    """EmbeddingBag.cpp embedding_bag: a negative padding_idx counts from the last row."""
+    if padding_idx is None:
+        return -1
+    num_embeddings = weight.shape_tuple[0]
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, "
+                           f"-{num_embeddings} through {num_embeddings - 1}, but got {padding_idx}")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
+# aten::embedding_bag is CompositeImplicitAutograd: with a gradient it calls _embedding_bag
+@composite(embedding_bag)
+def _embedding_bag_composite(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                             per_sample_weights, include_last_offset):
+    return _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                          per_sample_weights, include_last_offset, -1)
+
+
+@composite(embedding_bag_padding_idx)
+def _embedding_bag_padding_idx_composite(weight, indices, offsets, scale_grad_by_freq, mode,
+                                         sparse, per_sample_weights, include_last_offset,
+                                         padding_idx):
+    return _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                          per_sample_weights, include_last_offset,
+                          _wrap_padding_idx(weight, padding_idx))
 
 
 @op("_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, "
