@@ -22,6 +22,11 @@ def fill(module):
         for i, p in enumerate(module.parameters()):
             p.copy_(torch.linspace(-1, 1, p.numel()).reshape(p.shape) * (0.5 + 0.1 * i) + 0.05)
     return module
+def fill_full_rank(module):  # (orthogonal: the QR of a rank-deficient matrix is rounding noise)
+    with torch.no_grad():
+        for i, p in enumerate(module.parameters()):
+            p.copy_(torch.cos(torch.linspace(0, 7 + i, p.numel()) ** 2).reshape(p.shape))
+    return module
 def fix_uv(*vectors):
     with torch.no_grad():
         for i, t in enumerate(vectors):
@@ -224,11 +229,7 @@ print(type(m).__name__, values(m.weight))
 print(hasattr(torch.nn.utils.parametrizations, "spectral_norm"), hasattr(torch.nn.utils, "weight_norm"))
 """,
     "orthogonal_maps": """
-def fill(module):  # full-rank weights: the QR of a rank-deficient matrix is rounding noise
-    with torch.no_grad():
-        for i, p in enumerate(module.parameters()):
-            p.copy_(torch.cos(torch.linspace(0, 7 + i, p.numel()) ** 2).reshape(p.shape))
-    return module
+fill = fill_full_rank
 # square weights: matrix_exp (the default), cayley, householder; their state, values, traces
 O = torch.nn.utils.parametrizations.orthogonal
 for kind in (None, "cayley", "householder"):
@@ -247,11 +248,7 @@ for kind in (None, "cayley", "householder"):
 print(m)
 """,
     "orthogonal_rectangular_and_errors": """
-def fill(module):  # full-rank weights: the QR of a rank-deficient matrix is rounding noise
-    with torch.no_grad():
-        for i, p in enumerate(module.parameters()):
-            p.copy_(torch.cos(torch.linspace(0, 7 + i, p.numel()) ** 2).reshape(p.shape))
-    return module
+fill = fill_full_rank
 O = torch.nn.utils.parametrizations.orthogonal
 # no trivialization: the householder reflectors are the stored original (geqrf of the weight)
 for shape in ((5, 3), (3, 5)):
