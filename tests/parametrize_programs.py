@@ -241,10 +241,9 @@ for kind in (None, "cayley", "householder"):
     x = torch.linspace(-2, 2, 6).reshape(2, 3)
     traced = torch.jit.trace(m, x)
     show(traced, "parametrizations.weight")
-    if kind != "householder":  # (householder_product_backward: not in reftrace yet)
-        loss = m(x).square().sum()
-        loss.backward()
-        print(values(m.parametrizations.weight.original.grad, 4))
+    loss = m(x).square().sum()
+    loss.backward()
+    print(values(m.parametrizations.weight.original.grad, 4))
 print(m)
 """,
     "orthogonal_rectangular_and_errors": """
@@ -257,6 +256,8 @@ for shape in ((5, 3), (3, 5)):
     show_state(m)
     w = m.weight
     print(values(w, 4))
+    m(torch.linspace(-1, 1, 2 * shape[1]).reshape(2, shape[1])).square().sum().backward()
+    print(values(m.parametrizations.weight.original.grad, 4))
     traced = torch.jit.trace(m, torch.ones(2, shape[1]))
     show(traced, "parametrizations.weight")
 # a batch of square matrices (a plain module holding a 3-d parameter)
