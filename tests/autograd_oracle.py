@@ -33,6 +33,10 @@ def to_reftrace(v):
     if torch is not None and isinstance(v, torch.nn.PairwiseDistance):
         # op_db passes this module as triplet_margin_with_distance_loss's distance_function
         return reftrace.nn.PairwiseDistance(v.norm, v.eps, v.keepdim)
+    if torch is not None and isinstance(v, torch.nn.LinearCrossEntropyOptions):
+        import dataclasses
+        return reftrace.nn.LinearCrossEntropyOptions(
+            **{f.name: to_reftrace(getattr(v, f.name)) for f in dataclasses.fields(v)})
     return v
 
 

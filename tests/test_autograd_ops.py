@@ -48,6 +48,12 @@ NOT_COMPARABLE = {
                                         "does not (the op itself is covered through max_pool2d)",
 }
 
+# OpInfos whose first-order gradients are compared, not their second order, each with the reason
+FIRST_ORDER_ONLY = {
+    "nn.functional.ctc_loss": "torch has no derivative for _ctc_loss_backward (its OpInfo skips "
+                              "gradgrad), nor has reftrace",
+}
+
 # Known gaps: these run and are expected to fail until implemented (keyed by test id: the
 # OpInfo name, with its variant_test_name after a dot where the gap is one variant's)
 KNOWN_GAPS = {
@@ -63,8 +69,10 @@ KNOWN_GAPS = {
     "linalg.eig": 'complex eigenvectors: linalg_eig_backward needs complex conj/mH views, which reftrace has not',
     "linalg.eigvals": 'complex eigenvectors: linalg_eig_backward needs complex conj/mH views, which reftrace has not',
     "linalg.eigh": "forward: reftrace's eigenvector signs differ from LAPACK's syevd (the gradient formula is ported)",
-    "linalg.householder_product": "FunctionsManual's householder_product_backward is not ported to reftrace yet (the formula is declared)",
     "linalg.lstsq.grad_oriented": "op_db's wrapper returns 2 of the 4 outputs; reftrace's binding returns all 4",
+    "nn.functional.linear_cross_entropy.chunked": "torch's chunked custom op (its own autograd "
+        "node) is not modelled: reftrace computes the reference path (spec NNL-11)",
+    "nn.functional.linear_cross_entropy.chunked_none": "as linear_cross_entropy.chunked",
     "linalg.lu": "FunctionsManual's linalg_lu_backward is not ported to reftrace yet (the formula is declared)",
     "linalg.lu_factor": "FunctionsManual's lu_factor_ex_backward is not ported to reftrace yet (the formula is declared)",
     "linalg.lu_factor_ex": "FunctionsManual's lu_factor_ex_backward is not ported to reftrace yet (the formula is declared)",
@@ -161,7 +169,8 @@ def test_op_gradients_match_torch(info):
             if m is torch:
                 return info.op(inp, *args, **kwargs)
             return fn_rt(inp, *args, **to_reftrace(kwargs))
-        compare_grads(program, [sample.input, *sample.args], second_order=info.supports_gradgrad)
+        compare_grads(program, [sample.input, *sample.args],
+                      second_order=info.supports_gradgrad and info.name not in FIRST_ORDER_ONLY)
 
 
 def _t(*shape, seed=0, low=-1.0, high=1.0):

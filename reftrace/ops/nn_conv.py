@@ -17,7 +17,7 @@ import numpy as np
 
 from .._tensor import _fresh, xp_of
 from ._registry import composite, derivatives, get_packet, op
-from ._memory_format import like_input
+from ._memory_format import like_conv
 from .._frames import warn_at_caller
 
 
@@ -259,10 +259,10 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
         return _empty_convolution(input, weight, stride, padding, dilation, transposed,
                                   output_padding, groups)
     if transposed:
-        return like_input(conv_transpose_forward(input, weight, bias, stride, padding, dilation,
-                                                 output_padding, groups), input)
-    return like_input(conv_forward(input, weight, bias, stride, [(p, p) for p in padding],
-                                   dilation, groups), input)
+        return like_conv(conv_transpose_forward(input, weight, bias, stride, padding, dilation,
+                                                output_padding, groups), input, weight)
+    return like_conv(conv_forward(input, weight, bias, stride, [(p, p) for p in padding],
+                                  dilation, groups), input, weight)
 
 
 def _empty_convolution(input, weight, stride, padding, dilation, transposed, output_padding, groups):
@@ -340,8 +340,8 @@ def _convolution_mode(input, weight, bias, stride, padding, dilation, groups):
             _warn_same_padding_once()
             _check_shapes(input, weight, bias, [t // 2 for t in total], [1] * dim, dil, groups)
             pairs = [(t // 2, t - t // 2) for t in total]
-            return like_input(conv_forward(input, weight, bias, [1] * dim, pairs, dil, groups),
-                              input)
+            return like_conv(conv_forward(input, weight, bias, [1] * dim, pairs, dil, groups),
+                             input, weight)
     else:
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     return _convolution.kernel(input, weight, bias, stride, pads, dilation, False, [0] * dim,

@@ -103,7 +103,16 @@ def _nll_loss_nd_composite(self, target, weight, reduction, ignore_index):
         return nll_loss(self, target, weight, reduction, ignore_index)
     if self.dim() == 4:
         return nll_loss2d(self, target, weight, reduction, ignore_index)
-    return record_without_formula(nll_loss_nd, [self, target, weight, reduction, ignore_index])
+    nll_loss_nd.kernel(self, target, weight, reduction, ignore_index)  # its checks
+    # dim 3 or > 4: viewed as (N, C, 1, -1) for nll_loss2d, the unreduced loss viewed back
+    n, c = self.shape_tuple[:2]
+    out_size = [n] + list(self.shape_tuple[2:])
+    input_ = self.contiguous()
+    target_ = target.contiguous()
+    input_ = input_.view([n, c, 1, -1]) if input_.numel() > 0 else input_.view([n, c, 0, 0])
+    target_ = target_.view([n, 1, -1]) if target_.numel() > 0 else target_.view([n, 0, 0])
+    out = nll_loss2d(input_, target_, weight, reduction, ignore_index)
+    return out if reduction != NONE else out.view(out_size)
 
 
 @op("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
@@ -199,11 +208,38 @@ def _cross_entropy_composite(self, target, weight, reduction, ignore_index, labe
         if reduction == MEAN:  # C++ divides by a number: div.Scalar (DivBackward1)
             return OVERLOADS["aten::div.Scalar"](-terms.sum(), self.numel() / n_classes)
         return -terms.sum() if reduction == SUM else -terms.sum(class_dim)
-    if label_smoothing > 0:  # class indices with label smoothing: no gradient yet
-        return record_without_formula(cross_entropy_loss, [self, target, weight, reduction,
-                                                           ignore_index, label_smoothing])
+    if label_smoothing > 0:
+        return _label_smoothing_composite(self, target, weight, reduction, ignore_index,
+                                          label_smoothing)
     return nll_loss_nd(self.log_softmax(0 if self.dim() == 1 else 1), target, weight, reduction,
                        ignore_index)
+
+
+def _label_smoothing_composite(self, target, weight, reduction, ignore_index, label_smoothing):
+    # LossNLL.cpp cross_entropy_loss_label_smoothing, op for op
+    class_dim = 0 if self.dim() == 1 else 1
+    input = self.log_softmax(class_dim)
+    nllloss = nll_loss_nd(input, target, weight, reduction, ignore_index)
+    n_classes = input.shape_tuple[class_dim]
+    ignore_mask = target == ignore_index
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = weight.shape_tuple[0]
+        smooth_loss = -(input * weight.view(shape)).sum(class_dim)
+    else:
+        smooth_loss = -input.sum(class_dim)
+    smooth_loss.masked_fill_(ignore_mask, 0.0)
+    if reduction == MEAN:
+        if weight is not None:
+            ret = smooth_loss.sum() / weight.gather(0, target.masked_select(~ignore_mask)
+                                                    .flatten()).sum()
+        else:
+            ret = smooth_loss.sum() / (~ignore_mask).sum()
+    elif reduction == SUM:
+        ret = smooth_loss.sum()
+    else:
+        ret = smooth_loss
+    return (1 - label_smoothing) * nllloss + ret * (label_smoothing / n_classes)
 
 
 @op("mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=())

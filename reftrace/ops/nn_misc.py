@@ -419,7 +419,18 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, pe
 def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
                               per_sample_weights, include_last_offset, padding_idx):
     return _embedding_bag_impl(weight, indices, offsets, mode, per_sample_weights,
-                               include_last_offset, -1 if padding_idx is None else padding_idx)
+                               include_last_offset, _wrap_padding_idx(weight, padding_idx))
+
+
+def _wrap_padding_idx(weight, padding_idx):
+    """EmbeddingBag.cpp embedding_bag: a negative padding_idx counts from the last row."""
+    if padding_idx is None:
+        return -1
+    num_embeddings = weight.shape_tuple[0]
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, "
+                           f"-{num_embeddings} through {num_embeddings - 1}, but got {padding_idx}")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
 
 
 @composite(embedding_bag)
@@ -438,12 +449,9 @@ def _embedding_bag_padding_idx_composite(weight, indices, offsets, scale_grad_by
     # indices and offsets, padding_idx wrapped
     embedding_bag_padding_idx.kernel(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
                                      per_sample_weights, include_last_offset, padding_idx)  # checks
-    if padding_idx is None:
-        padding_idx = -1
-    elif padding_idx < 0:
-        padding_idx += weight.shape_tuple[0]
     return _embedding_bag(weight, indices.contiguous(), offsets.contiguous(), scale_grad_by_freq,
-                          mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+                          mode, sparse, per_sample_weights, include_last_offset,
+                          _wrap_padding_idx(weight, padding_idx))
 # (aten::embedding_bag is CompositeImplicitAutograd: it calls _embedding_bag, whose entry follows)
 
 
