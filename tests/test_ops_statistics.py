@@ -110,3 +110,79 @@ def test_quantile_shapes():
 ])
 def test_quantile_errors(bad):
     check(bad)
+
+
+# -- histogram, histogramdd, histc ---------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", FLOATS)
+def test_histogram(dt):
+    a = sample((4, 6), dt)
+    w = sample((4, 6), dt, seed=3, low=0)
+    check(lambda m, x: m.histogram(x, 5), a)
+    check(lambda m, x: x.histogram(7, range=(-1.0, 2.0), density=True), a)
+    check(lambda m, x, w: m.histogram(x, 4, weight=w), a, w)
+    check(lambda m, x, w: m.histogram(x.t(), m.tensor([-2.0, -0.5, 0.0, 0.25, 3.0], dtype=x.dtype),
+                                      weight=w.t(), density=True), a, w)
+    check(lambda m, x: m.histogram(x, m.tensor([0.0, 1.0], dtype=x.dtype)), a)
+    check(lambda m, x: m.histogram(x[:0], 3), a)          # empty: edges over [0, 1]
+    check(lambda m, x: m.histogram(x[0, :1], 3), a)       # one value: widened by 0.5
+    check(lambda m, x: m.histogram(x, 3, range=(1.0, 1.0)), a)
+    check(lambda m: m.histogram(m.linspace(0, 1, 101, dtype=getattr(m, dt)), 10))  # values on edges
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+def test_histogramdd(dt):
+    a = sample((20, 3), dt)
+    w = sample((20,), dt, seed=3, low=0)
+    check(lambda m, x: m.histogramdd(x, [2, 3, 4]), a)
+    check(lambda m, x: m.histogramdd(x, 3, range=[-1.0, 1.0, -2.0, 2.0, 0.0, 3.0], density=True), a)
+    check(lambda m, x, w: m.histogramdd(x, [2, 2, 5], weight=w), a, w)
+    check(lambda m, x: m.histogramdd(x.view(4, 5, 3), [m.tensor([-3.0, 0.0, 3.0], dtype=x.dtype)] * 3), a)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda m: m.histogram(m.rand(3, 4).long(), 3),
+    lambda m: m.histogram(m.rand(3, 4), 0),
+    lambda m: m.histogram(m.rand(3, 4), 3, range=(1.0, 0.0)),
+    lambda m: m.histogram(m.rand(3, 4), 3, range=(0.0, float("inf"))),
+    lambda m: m.histogram(m.rand(3, 4), 3, range=(0.0, 1.0, 2.0)),
+    lambda m: m.histogram(m.rand(3, 4), 3, weight=m.rand(3)),
+    lambda m: m.histogram(m.rand(3, 4), m.tensor([0.0, 1.0]).double()),
+    lambda m: m.histogram(m.rand(3, 4), 3, weight=m.rand(3, 4).double()),
+    lambda m: m.histogram(m.rand(3, 4), m.tensor([[0.0, 1.0]])),
+    lambda m: m.histogramdd(m.rand(3), [2]),
+    lambda m: m.histogramdd(m.rand(3, 4), [2, 3]),
+    lambda m: m.histogramdd(m.rand(3, 4), [m.tensor([0.0, 1.0])]),
+    lambda m: m.histogramdd(m.rand(3, 4), [2, 2, 2, 0]),
+    lambda m: m.histogramdd(m.rand(3, 4), [2, 2, 2, 2], range=[0.0, 1.0]),
+    lambda m: m.histogramdd(m.rand(3, 4), [2, 2, 2, 2], weight=m.rand(4)),
+    lambda m: m.histc(m.rand(3).long()),
+    lambda m: m.histc(m.rand(3), 0),
+    lambda m: m.histc(m.rand(3), 4, 2, 1),
+    lambda m: m.histc(m.rand(3), 4, 0, float("inf")),
+])
+def test_histogram_errors(bad):
+    check(bad)
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
+def test_histc(dt):
+    a = sample((1000,), dt, low=-10, high=10)
+    check(lambda m, x: m.histc(x), a)
+    check(lambda m, x: x.histc(37, -3, 7), a)
+    check(lambda m, x: m.histc(x[:0], 3), a)
+    check(lambda m, x: m.histc(x[:1], 3), a)
+    check(lambda m: m.histc(m.tensor([1.0, float("inf")]), 4))
+    check(lambda m: m.histc(m.rand(3), 4, float("nan"), 1))
+
+
+def test_histogramdd_returns_its_bin_tensors():
+    if torch is None:
+        pytest.skip("torch 2.13 (the oracle) is not installed")
+    import reftrace
+    for m in (torch, reftrace):
+        bins = [m.tensor([0.0, 0.5, 1.0])] * 2
+        hist, edges = m.histogramdd(m.rand(6, 2), bins)
+        assert edges[0] is bins[0] and isinstance(edges, tuple)
+        b = m.tensor([0.0, 0.5, 1.0])
+        assert m.histogram(m.rand(6), b)[1] is not b
