@@ -219,16 +219,21 @@ def _linspace(start, end, steps, dtype, device):
 
 @op(f"linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, {_OPTIONS}) -> Tensor")
 def linspace_tensor_tensor(start, end, steps, dtype, layout, device, pin_memory):
+    return _linspace(*_check_0dims(start, end), steps, dtype, device)
+
+
+def _check_0dims(start, end, op_name="linspace"):
+    """The numbers of a 0-dim start and end (the Tensor_Tensor overloads)."""
     if start._array.ndim or end._array.ndim:
         raise RuntimeError(
-            "linspace only supports 0-dimensional start and end tensors, but got start with "
+            f"{op_name} only supports 0-dimensional start and end tensors, but got start with "
             f"{start._array.ndim} dimension(s) and end with {end._array.ndim} dimension(s).")
-    return _linspace(start._to_number(), end._to_number(), steps, dtype, device)
+    return start._to_number(), end._to_number()
 
 
-def _check_0dim(t, name):
+def _check_0dim(t, name, op_name="linspace"):
     if t._array.ndim:
-        raise RuntimeError("linspace only supports 0-dimensional start and end tensors, but got "
+        raise RuntimeError(f"{op_name} only supports 0-dimensional start and end tensors, but got "
                            f"{name} with {t._array.ndim} dimension(s).")
     return t._to_number()
 
