@@ -41,3 +41,95 @@ def test_logspace_errors(bad):
 def test_logspace_out_of_range_start(steps):
     check(lambda m: m.logspace(-1.3, 2.2, steps, dtype=m.uint8))
     check(lambda m: m.logspace(-300, 300.5, steps, dtype=m.uint8))
+
+
+# -- cross ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "complex64"])
+def test_cross(dt):
+    a, b = sample((4, 3, 3), dt), sample((4, 3, 3), dt, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the dim=None deprecation: test_cross_warns_once)
+        check(lambda m, x, y: m.cross(x, y), a, b)
+        check(lambda m, x, y: x.cross(y, None), a, b)
+    check(lambda m, x, y: m.cross(x, y, dim=2), a, b)
+    check(lambda m, x, y: x.cross(y[:1], -2), a, b)  # broadcasts
+    check(lambda m, x, y: m.linalg.cross(x.transpose(0, 2), y.transpose(0, 2), dim=0), a, b)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda m: m.cross(m.rand(4, 2), m.rand(4, 2)),
+    lambda m: m.cross(m.rand(4, 3), m.rand(3)),
+    lambda m: m.cross(m.rand(3, 4), m.rand(3, 4), dim=1),
+    lambda m: m.cross(m.rand(3, 3), m.rand(3, 3), dim=2),
+])
+def test_cross_errors(bad):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(bad)
+
+
+_WARN_ONCE = """
+import warnings, sys
+import {m} as m
+out = []
+for dim in ("none", "none", "explicit None"):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        m.cross(m.ones(2, 3), m.ones(2, 3)) if dim == "none" else m.cross(m.ones(3), m.ones(3), None)
+    out.append([(str(x.message).split(" (Triggered internally")[0], x.category.__name__, x.lineno) for x in w])
+print(out)
+"""
+
+
+def test_cross_warns_once():
+    """TORCH_WARN_ONCE: the deprecation once per process, at the caller's line."""
+    import os
+    import subprocess
+    import sys
+    if torch is None:
+        pytest.skip("torch 2.13 (the oracle) is not installed")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    runs = [subprocess.run([sys.executable, "-c", _WARN_ONCE.format(m=m)], capture_output=True, text=True,
+                           env=env, check=True).stdout for m in ("torch", "reftrace")]
+    assert runs[0] == runs[1]
+    assert "deprecated" in runs[0]
+
+
+# -- unravel_index --------------------------------------------------------------------------------
+
+def _same_trace(fn, *arrays):
+    """fn(module, *tensors) traced by both libraries: the same graph (without source locations)."""
+    if torch is None:
+        pytest.skip("torch 2.13 (the oracle) is not installed")
+    import reftrace
+    graphs = []
+    for m in (torch, reftrace):
+        xs = tuple(m.from_numpy(a.copy()) for a in arrays)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graphs.append(m.jit.trace(lambda *x: fn(m, *x), xs, check_trace=False).graph.str(False))
+    assert graphs[1] == graphs[0]
+
+
+@pytest.mark.parametrize("shape", [(4, 5), 7, [2, 3, 4], (), (3, 0, 2)])
+def test_unravel_index(shape):
+    idx = np.array([[3, 7, 1], [19, 0, 4]])
+    check(lambda m, i: m.unravel_index(i, shape), idx)
+    check(lambda m, i: m.unravel_index(i[0, 0], shape), idx.astype(np.int32))
+    check(lambda m, i: m.unravel_index(-i, shape), idx)
+
+
+def test_unravel_index_trace():
+    _same_trace(lambda m, i: m.unravel_index(i, (4, 5)), np.array([[3, 7, 1], [19, 0, 4]]))
+
+
+@pytest.mark.parametrize("bad", [
+    lambda m: m.unravel_index(m.tensor(1.0), (2, 3)),
+    lambda m: m.unravel_index(m.tensor(True), (2, 3)),
+    lambda m: m.unravel_index(m.tensor(1), (2, -3)),
+    lambda m: m.unravel_index(m.tensor(1), 2.0),
+    lambda m: m.unravel_index(m.tensor(1), (2, 3.0)),
+])
+def test_unravel_index_errors(bad):
+    check(bad)
