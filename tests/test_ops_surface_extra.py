@@ -133,3 +133,45 @@ def test_unravel_index_trace():
 ])
 def test_unravel_index_errors(bad):
     check(bad)
+
+
+# -- cauchy_, log_normal_, geometric_ -------------------------------------------------------------
+# Draws are reftrace's own stream (reftrace/ops/random.py): compared with torch by dtype, shape,
+# strides and errors; the distributions by their statistics.
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: x.cauchy_(), lambda m, x: x.cauchy_(2.0, 0.5), lambda m, x: x.log_normal_(),
+    lambda m, x: x.log_normal_(0.0, 0.25), lambda m, x: x.geometric_(0.3),
+    lambda m, x: x.long().geometric_(0.5), lambda m, x: x.half().log_normal_(),
+    lambda m, x: x.t().cauchy_(),
+])
+def test_samplers_fill_in_place(call):
+    check(lambda m, x: call(m, x), sample((4, 5)), check_values=False)
+
+
+def test_sampler_distributions():
+    import reftrace
+    reftrace.manual_seed(0)
+    n = 200_000
+    c = reftrace.empty(n, dtype=reftrace.float64).cauchy_(2.0, 0.5)._array
+    assert abs(np.median(c) - 2.0) < 0.01 and abs(np.percentile(c, 75) - 2.5) < 0.02
+    g = reftrace.empty(n, dtype=reftrace.int64).geometric_(0.25)._array
+    assert g.min() == 1 and abs(g.mean() - 4.0) < 0.05  # trials until the first success
+    ln = np.log(reftrace.empty(n, dtype=reftrace.float64).log_normal_(1.0, 0.5)._array)
+    assert abs(ln.mean() - 1.0) < 0.01 and abs(ln.std() - 0.5) < 0.01
+
+
+@pytest.mark.parametrize("bad", [
+    lambda m: m.empty(3).cauchy_(0, 0), lambda m: m.empty(3).cauchy_(0, -1),
+    lambda m: m.empty(3, dtype=m.long).cauchy_(), lambda m: m.empty(3, dtype=m.complex64).cauchy_(),
+    lambda m: m.empty(3).log_normal_(1, 0), lambda m: m.empty(3).log_normal_(1, -2.5),
+    lambda m: m.empty(3, dtype=m.long).log_normal_(),
+    lambda m: m.empty(3).geometric_(0), lambda m: m.empty(3).geometric_(1), lambda m: m.empty(3).geometric_(1.5),
+    lambda m: m.empty(3, dtype=m.bool).geometric_(0.5), lambda m: m.empty(3, dtype=m.complex64).geometric_(0.5),
+])
+def test_sampler_errors(bad):
+    check(bad)
+
+
+def test_samplers_are_nondeterministic_in_traces():
+    _same_trace(lambda m, x: (x.cauchy_(), x.log_normal_(), x.geometric_(0.5)), np.zeros(3, np.float32))
