@@ -175,3 +175,72 @@ def test_sampler_errors(bad):
 
 def test_samplers_are_nondeterministic_in_traces():
     _same_trace(lambda m, x: (x.cauchy_(), x.log_normal_(), x.geometric_(0.5)), np.zeros(3, np.float32))
+
+
+# -- resize_, resize_as_ --------------------------------------------------------------------------
+
+def _arange(m, n):
+    return m.arange(float(n))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: _arange(m, 6).resize_(2, 3),
+    lambda m: _arange(m, 6).resize_(2),
+    lambda m: _arange(m, 6).resize_(0),
+    lambda m: _arange(m, 6).resize_([]),
+    lambda m: _arange(m, 6)[2:].resize_(2, 2),
+    lambda m: _arange(m, 6).view(2, 3).t().resize_(3, 2),       # same sizes: strides kept
+    lambda m: _arange(m, 6).view(2, 3).t().resize_(2, 3),
+    lambda m: _arange(m, 24).view(2, 3, 4).resize_(2, 3, 2, 2, memory_format=m.channels_last),
+    lambda m: _arange(m, 24).view(2, 3, 4).resize_(2, 3, 4, memory_format=m.contiguous_format),
+    lambda m: _arange(m, 24).view(2, 3, 4).resize_as_(m.rand(2, 2, 2, 2).to(memory_format=m.channels_last)),
+    lambda m: _arange(m, 24).view(2, 3, 4).resize_as_(m.rand(2, 2, 2, 2).to(memory_format=m.channels_last),
+                                                     memory_format=m.preserve_format),
+    lambda m: _arange(m, 24).view(2, 3, 4).resize_as_(m.rand(4, 2, 2).transpose(0, 2)),
+    lambda m: m.resize_as_(_arange(m, 6), m.rand(3, 2).double()),
+])
+def test_resize_within_storage(call):
+    check(lambda m: (lambda r: (r, r.storage_offset()))(call(m)))
+
+
+def test_resize_grows_the_storage():
+    def grow(m, view):
+        x = _arange(m, 6)
+        v = x[2:] if view else x
+        v.resize_(3, 3)
+        # the old elements stay; the grown ones are uninitialised (not compared)
+        return (v.flatten()[:4 if view else 6], v.stride(), v.storage_offset(), x.flatten()[:6],
+                v.untyped_storage().data_ptr() == x.untyped_storage().data_ptr())
+    check(grow, True)
+    check(grow, False)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda m: m.rand(3, requires_grad=True).resize_(2),
+    lambda m: m.rand(3).resize_(-2),
+    lambda m: m.rand(3).resize_(2, memory_format=m.preserve_format),
+    lambda m: m.rand(3).resize_(2, memory_format=m.channels_last),
+    lambda m: m.rand(3, requires_grad=True).resize_as_(m.rand(2)),
+    lambda m: m.rand(3).resize_as_(m.rand(2), memory_format=m.channels_last),
+])
+def test_resize_errors(bad):
+    check(bad)
+
+
+def test_resize_in_a_trace():
+    """Nothing recorded: a TracerWarning, and the resized tensor is a constant afterwards."""
+    if torch is None:
+        pytest.skip("torch 2.13 (the oracle) is not installed")
+    import reftrace
+    seen = []
+    for m in (torch, reftrace):
+        def f(x):
+            y = x.clone().resize_(25, 5)
+            return y * 2
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            g = m.jit.trace(f, (m.ones(5, 5, 5),), check_trace=False).graph.str(False)
+        msgs = [str(x.message) for x in w if x.category.__name__ == "TracerWarning"]
+        seen.append((g.replace("<Tensor>", ""), msgs, [x.lineno for x in w if "resize_" in str(x.message)]))
+    assert seen[0] == seen[1]
+    assert "prim::Constant" in seen[0][0] and seen[0][1][0].startswith("resize_ can't be represented")

@@ -590,7 +590,22 @@ def _record_as_like(kind):
     return record
 
 
-_SPECIAL = {"aten::copy_": _record_copy_, "aten::detach_": _record_detach_}
+WARN_RESIZE = (" can't be represented in the JIT at the moment, so we won't connect any uses of this "
+               "value with its current trace. If you happen to use it again, it will show up as a "
+               "constant in the graph. Consider using `view` or `reshape` to make it traceable.")
+
+
+def _record_resize(state, op, args, frame, loc):
+    """resize_ / resize_as_ (TraceTypeManual.cpp): nothing recorded; a warning, and the tensor
+    loses its Value, so a later use bakes it in as a constant."""
+    name = op.name.split("::")[1]
+    state._warn(name + WARN_RESIZE, "resize", name)
+    args[0]._tv = None  # delValueTrace
+    return state.run_untraced(op, args)
+
+
+_SPECIAL = {"aten::copy_": _record_copy_, "aten::detach_": _record_detach_,
+            "aten::resize_": _record_resize, "aten::resize_as_": _record_resize}
 _FORCE_OUTPLACE = {"aten::copy_": _record_copy_, "aten::detach_": _record_detach_,
                    "aten::fill_.Scalar": _record_as_like("aten::full_like"),
                    "aten::fill_.Tensor": _record_as_like("aten::full_like"),
