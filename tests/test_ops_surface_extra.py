@@ -244,3 +244,29 @@ def test_resize_in_a_trace():
         seen.append((g.replace("<Tensor>", ""), msgs, [x.lineno for x in w if "resize_" in str(x.message)]))
     assert seen[0] == seen[1]
     assert "prim::Constant" in seen[0][0] and seen[0][1][0].startswith("resize_ can't be represented")
+
+
+# -- trapezoid, trapz, cumulative_trapezoid (Integration.cpp's order of operations) ---------------
+
+@pytest.mark.parametrize("dt", ["float32", "int64", "float64"])
+def test_trapezoid_rules(dt):
+    y, x = sample((3, 6), dt), np.sort(sample((6,), "float32", seed=4))
+    for name in ("trapezoid", "trapz", "cumulative_trapezoid"):
+        check(lambda m, y: getattr(m, name)(y), y)
+        check(lambda m, y: getattr(m, name)(y, dx=0.5, dim=0), y)
+        check(lambda m, y, x: getattr(m, name)(y, x), y, x)
+        check(lambda m, y, x: getattr(m, name)(y, x[None, :].expand(3, 6), dim=1), y, x)
+        check(lambda m, y, x: getattr(m, name)(y.t(), x[:3], dim=0), y, x)
+    check(lambda m, y: (m.trapezoid(y[:, :0]), m.trapz(y[:, :0], dx=2.0)), y)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda m: m.trapezoid(m.ones(3, dtype=m.bool)),
+    lambda m: m.trapezoid(m.ones(3), m.ones(3, dtype=m.bool)),
+    lambda m: m.trapezoid(m.ones(3), m.ones(4)),
+    lambda m: m.cumulative_trapezoid(m.ones(3), m.ones(4)),
+    lambda m: m.trapezoid(m.ones(3), dx=True),
+    lambda m: m.cumulative_trapezoid(m.ones(3), dx=1j),
+])
+def test_trapezoid_errors(bad):
+    check(bad)

@@ -388,65 +388,88 @@ derivatives(addbmm, {"self": "maybe_multiply(grad, beta.conjugate())",
 
 # -- trapezoid rules -----------------------------------------------------------------------------------
 
-@decomposed("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor")
-def trapezoid_dx(y, dx, dim):
-    return _trapz_impl(y, None, dx, dim)
-
-
 @decomposed("trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor")
 def trapezoid_x(y, x, dim):
-    return _trapz_impl(y, x, None, dim)
+    return _trapezoid_x(y, x, dim)
+
+
+@decomposed("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor")
+def trapezoid_dx(y, dx, dim):
+    return _trapezoid_dx(y, dx, dim)
 
 
 @decomposed("trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor")
 def trapz_x(y, x, dim):
-    return _trapz_impl(y, x, None, dim)
+    return _trapezoid_x(y, x, dim)
 
 
 @decomposed("trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor")
 def trapz_dx(y, dx, dim):
-    return _trapz_impl(y, None, dx, dim)
+    return _trapezoid_dx(y, dx, dim)
 
 
-def _trapz_impl(y, x, dx, dim):
-    # ATen/native/Integration.cpp: do_trapezoid
-    d = _wrap_dim(dim, y.dim())
-    if y.shape[d] == 0:
-        return _P("zeros_like")(y.sum(d))
-    left, right = y.slice(d, 0, y.shape[d] - 1), y.slice(d, 1, None)
-    if x is None:
-        return _P("mul").Scalar((left + right).sum(d), dx / 2.)
+# ATen/native/Integration.cpp, in its order of operations
+
+def _div_scalar(t, v):
+    """C++'s ``t / 2.``: aten::div.Scalar (DivBackward1)."""
+    return _P("div").Scalar(t, v)
+
+def _zeros_like_except(y, dim):
+    sizes = list(y.shape)
+    del sizes[_wrap_dim(dim, y.dim())]
+    return _P("zeros")(sizes, dtype=y.dtype, device=y.device)
+
+
+def _x_differences(y, x, dim, name):
+    """x viewed against y (a 1-D x along dim, a shorter x padded in front), differenced along dim."""
+    if y.dtype is D.bool or x.dtype is D.bool:
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
     if x.dim() == 1:
-        if x.shape[0] != y.shape[d]:
-            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
-        view = [1] * y.dim()
-        view[d] = x.shape[0]
-        dxs = x.diff().view([s if i != d else s - 1 for i, s in enumerate(view)])
-    else:
-        dxs = x.diff(dim=dim)
-    return _P("div").Scalar((dxs * (left + right)).sum(d), 2.)
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        sizes = [1] * y.dim()
+        sizes[dim] = x.shape[0]
+        x = x.view(sizes)
+    elif x.dim() < y.dim():
+        x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
+    return x.slice(dim, 1) - x.slice(dim, 0, -1)
 
 
-@decomposed("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor")
-def cumulative_trapezoid_dx(y, dx, dim):
-    d = _wrap_dim(dim, y.dim())
-    left, right = y.slice(d, 0, max(y.shape[d] - 1, 0)), y.slice(d, 1, None)
-    return _P("mul").Scalar(left + right, dx / 2.).cumsum(d)
+def _check_dx(y, dx, name):
+    if y.dtype is D.bool:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    if isinstance(dx, (bool, complex)):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+    return float(dx)
+
+
+def _trapezoid_x(y, x, dim):
+    dim = _wrap_dim(dim, y.dim())
+    if y.shape[dim] == 0:  # no samples: 0, as NumPy
+        return _zeros_like_except(y, dim)
+    dx = _x_differences(y, x, dim, "trapezoid")
+    return _div_scalar((dx * (y.slice(dim, 1) + y.slice(dim, 0, -1))).sum(dim), 2.)
+
+
+def _trapezoid_dx(y, dx, dim):
+    if y.shape[_wrap_dim(dim, y.dim())] == 0:
+        return _zeros_like_except(y, dim)
+    dx = _check_dx(y, dx, "trapezoid")
+    # a constant dx: dx * (sum of y - (first + last) / 2)
+    return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
 
 
 @decomposed("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor")
 def cumulative_trapezoid_x(y, x, dim):
-    d = _wrap_dim(dim, y.dim())
-    left, right = y.slice(d, 0, max(y.shape[d] - 1, 0)), y.slice(d, 1, None)
-    if x.dim() == 1:
-        if x.shape[0] != y.shape[d]:
-            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
-        view = [1] * y.dim()
-        view[d] = max(x.shape[0] - 1, 0)
-        dxs = x.diff().view(view)
-    else:
-        dxs = x.diff(dim=dim)
-    return _P("div").Scalar((dxs * (left + right)).cumsum(d), 2.)
+    dim = _wrap_dim(dim, y.dim())
+    dx = _x_differences(y, x, dim, "cumulative_trapezoid")
+    return _div_scalar((dx * (y.slice(dim, 0, -1) + y.slice(dim, 1))).cumsum(dim), 2.)
+
+
+@decomposed("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor")
+def cumulative_trapezoid_dx(y, dx, dim):
+    dx = _check_dx(y, dx, "cumulative_trapezoid")
+    return (dx / 2. * (y.slice(dim, 0, -1) + y.slice(dim, 1))).cumsum(dim)
 
 
 # -- renorm -------------------------------------------------------------------------------------------
