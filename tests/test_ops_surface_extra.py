@@ -270,3 +270,7 @@ def test_trapezoid_rules(dt):
 ])
 def test_trapezoid_errors(bad):
     check(bad)
+
+
+def test_diff_of_order_zero_ignores_prepend_and_append():
+    check(lambda m, x: m.diff(x, 0, 0, x[:1], x[:2]), sample((5, 5)))

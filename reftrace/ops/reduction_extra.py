@@ -232,7 +232,7 @@ def diff(self, n, dim, prepend, append):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     x = self
-    if n == 0 and prepend is None and append is None:  # a copy (torch: empty_like + copy_)
+    if n == 0:  # a copy, prepend and append unused (torch: empty_like + copy_)
         return _P("empty_like")(self).copy_(self)
     if prepend is not None or append is not None:
         parts = ([prepend] if prepend is not None else []) + [self] + ([append] if append is not None else [])
