@@ -274,3 +274,21 @@ def test_trapezoid_errors(bad):
 
 def test_diff_of_order_zero_ignores_prepend_and_append():
     check(lambda m, x: m.diff(x, 0, 0, x[:1], x[:2]), sample((5, 5)))
+
+
+# -- gather / take_along_dim edge cases --------------------------------------------------------
+
+def test_gather_scatter_with_an_empty_index_skip_shape_checks():
+    x = sample((5,))
+    check(lambda m, x: m.gather(x, 0, m.zeros(2, 0, dtype=m.long)), x)
+    check(lambda m, x: m.gather(x, 0, m.zeros(2, 0, 3, dtype=m.long)), x)
+    check(lambda m, x: m.scatter(x, 0, m.zeros(2, 0, dtype=m.long), m.ones(2, 0)), x)
+    check(lambda m, x: m.gather(x.view(1, 5), 0, m.zeros(0, dtype=m.long)), x)
+    check(lambda m, x: m.gather(x, 0, m.zeros(2, 1, dtype=m.long)), x)  # non-empty: checked
+
+
+def test_take_along_dim_wraps_indices_along_a_dim():
+    y = sample((5, 5))
+    check(lambda m, y: m.take_along_dim(y, m.tensor([[-1, -5, -6, 5, -10]]), 1), y)
+    check(lambda m, y: m.take_along_dim(y, m.tensor([-1])), y)  # flattened: no wrapping
+    check(lambda m, y: m.gather(y, 1, m.tensor([[-1]])), y)

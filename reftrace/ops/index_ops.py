@@ -103,6 +103,8 @@ def take_along_dim(self, indices, dim):
                            f"dimensions, but got {self.dim()} dimensions for input, and {indices.dim()} "
                            "dimensions for indices")
     from ._iter import broadcast_shapes
+    if self.shape[dim]:  # along a dim, indices wrap around (torch 2.13: any int, Python's modulo)
+        indices = indices.remainder(self.shape[dim])
     sizes = list(self.shape)
     sizes[dim] = indices.shape[dim]
     idx_b = indices.broadcast_to(list(broadcast_shapes(sizes, tuple(indices.shape))))
