@@ -292,3 +292,10 @@ def test_take_along_dim_wraps_indices_along_a_dim():
     check(lambda m, y: m.take_along_dim(y, m.tensor([[-1, -5, -6, 5, -10]]), 1), y)
     check(lambda m, y: m.take_along_dim(y, m.tensor([-1])), y)  # flattened: no wrapping
     check(lambda m, y: m.gather(y, 1, m.tensor([[-1]])), y)
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int8", "int64", "float32"])
+def test_index_add_alpha_converted_to_the_dtype(dt):
+    x, src = sample((4, 3), dt), sample((2, 3), dt, seed=5)
+    check(lambda m, x, s: m.index_add(x, 0, m.tensor([0, 2]), s, alpha=-1), x, src)
+    check(lambda m, x, s: x.index_add_(0, m.tensor([3, 3]), s, alpha=3), x, src)

@@ -198,7 +198,9 @@ def _index_add_into(out, dim, index, source, alpha):
         bad = int(idx[(idx < 0) | (idx >= a.shape[0])][0])
         raise IndexError(f"index out of range in self" if False else
                          f"index_add_(): index {bad} is out of bounds for dimension {d} with size {a.shape[0]}")
-    vals = s if alpha == 1 else (s * alpha).astype(s.dtype)
+    # alpha converted to the dtype first (C++'s alpha.to<scalar_t>(): -1 is 255 for uint8)
+    with np.errstate(over="ignore"):
+        vals = s if alpha == 1 else s * np.asarray(alpha).astype(s.dtype)[()]
     np.add.at(a, idx, vals)
     return out
 
