@@ -125,8 +125,24 @@ ldexp_ = derivatives(op("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)", v
 
 # -- gcd, lcm (integers only) ----------------------------------------------------------------------
 
+def _calc_gcd(a, b):
+    """Math.h calc_gcd: Euclid on abs values in the dtype itself, so abs(-128) stays -128 in int8
+    and the result can be negative, as torch's (NumPy's gcd computes it exactly instead)."""
+    with np.errstate(all="ignore"):
+        a, b = np.broadcast_arrays(np.abs(a), np.abs(b))
+        a, b = a.copy(), b.copy()
+        while True:
+            live = a != 0
+            if not live.any():
+                return b
+            c = a.copy()
+            a[live] = np.fmod(b[live], a[live])  # C++'s truncating %
+            a[~live] = 0
+            b[live] = c[live]
+
+
 def _gcd(self, other):
-    return binary(self, other, np.gcd, compute=dispatch_check("gcd_cpu", "i"))
+    return binary(self, other, _calc_gcd, compute=dispatch_check("gcd_cpu", "i"))
 
 
 def _lcm(self, other):
