@@ -309,3 +309,17 @@ def test_gcd_as_torch_computes_it(dt):
     a, b = np.repeat(v, len(v)), np.tile(v, len(v))
     check(lambda m, a, b: m.gcd(a, b), a, b)  # abs(min) stays min: gcd(0, -128) is -128 in int8
     check(lambda m, a, b: a.gcd_(b), a, b)
+
+
+# -- kthvalue: torch's quickselect decides which of equal values' indices comes back -----------
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("dt", ["int64", "float32", "int8"])
+def test_kthvalue_ties_pick_torchs_index(seed, dt):
+    a = sample((6, 40), dt, low=-3, high=3, seed=seed)
+    if dt == "float32":
+        a = np.round(a)  # ties
+        a[1, ::7] = np.nan
+    for k in (1, 2, 17, 40):
+        check(lambda m, x: m.kthvalue(x, k), a)
+        check(lambda m, x: x.t().kthvalue(k, 0, keepdim=True), a)

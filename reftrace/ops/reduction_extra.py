@@ -129,6 +129,57 @@ def _select_along(self, dim, keepdim, pick, name):
     return _values_and_indices(self, v, i)
 
 
+def _quick_select(row, k):
+    """SortingUtils.h quick_select_template over (values, indices): the k-th smallest lands at k
+    (nan as the largest), and among equal values the index is the one torch's partitioning leaves
+    there (median-of-three pivot, Hoare partition)."""
+    arr = row.tolist()
+    idx = list(range(len(arr)))
+    is_float = row.dtype.kind in "fc"
+
+    def gt_or_nan(x, y):
+        if is_float and x != x:
+            return y == y
+        return x > y
+
+    def swap(i, j):
+        arr[i], arr[j] = arr[j], arr[i]
+        idx[i], idx[j] = idx[j], idx[i]
+    lo, hi = 0, len(arr) - 1
+    while True:
+        if hi <= lo:
+            break
+        if hi == lo + 1:
+            if gt_or_nan(arr[lo], arr[hi]):
+                swap(lo, hi)
+            break
+        mid = lo + (hi - lo) // 2
+        swap(mid, lo + 1)
+        if gt_or_nan(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if gt_or_nan(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if gt_or_nan(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j, piv = lo + 1, hi, arr[lo]
+        while True:
+            i += 1
+            while gt_or_nan(piv, arr[i]):
+                i += 1
+            j -= 1
+            while gt_or_nan(arr[j], piv):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return np.array(arr, dtype=row.dtype), idx
+
+
 @op("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
     variants=_FM)
 def kthvalue(self, k, dim, keepdim):
@@ -137,8 +188,8 @@ def kthvalue(self, k, dim, keepdim):
         raise IndexError(f"kthvalue(): selected number k out of range for dimension {_wrap_dim(dim, max(self._array.ndim, 1))}")
 
     def pick(r):
-        order = np.argsort(r, kind="stable")
-        return r[order[k - 1]], order[k - 1]
+        values, indices = _quick_select(r, k - 1)
+        return values[k - 1], indices[k - 1]
     if self._array.ndim == 0:
         return _zero_dim_pair(self)
     return _select_along(self, dim, keepdim, pick, "kthvalue")
