@@ -562,8 +562,33 @@ def einsum(equation, tensors, path):
             break
     wide = np.float32 if dt == D.float16 else dt.np
     arrays = [t._array.astype(wide, copy=False) for t in tensors]
+    eq = _sum_unlisted_ellipsis(eq, arrays)
+    if len(tensors) == 1 and dt.category <= 1 and "->" in eq and \
+            set(eq.split("->")[0]) - set(eq.split("->")[1]) - {"."}:
+        dt = D.int64  # one operand with dims summed out: torch's einsum calls sum (ints -> int64)
     try:
         r = np.einsum(eq, *arrays, optimize=len(arrays) > 2)
     except ValueError as e:
         raise RuntimeError(f"einsum(): {e}") from None
     return _fresh(np.array(r, dtype=dt.np, order="C"), dt, tensors[0].device)
+
+
+def _sum_unlisted_ellipsis(eq, arrays):
+    """An explicit output without '...' sums the inputs' ellipsis dims in torch; NumPy refuses
+    it, so the ellipsis dims are spelt out with unused letters (aligned from the right)."""
+    if "->" not in eq or "..." not in eq:
+        return eq
+    lhs, out = eq.split("->")
+    if "..." in out:
+        return eq
+    ops = lhs.split(",")
+    if len(ops) != len(arrays):
+        return eq
+    counts = [a.ndim - (len(o) - 3) if "..." in o else 0 for o, a in zip(ops, arrays)]
+    spare = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in eq]
+    n = max(counts)
+    if n <= 0 or n > len(spare):
+        return eq
+    letters = spare[:n]
+    ops = [o.replace("...", "".join(letters[n - c:]) if c > 0 else "") for o, c in zip(ops, counts)]
+    return ",".join(ops) + "->" + out
