@@ -329,3 +329,23 @@ def test_einsum_sums_unlisted_ellipsis_dims():
     check(lambda m, a, b: m.einsum("...ik, ...j -> ij", a, b), sample((1, 2, 3)), sample((3,), seed=1))
     check(lambda m, a, b: m.einsum("...ik,...j->ij", a, b), sample((4, 2, 3)), sample((4, 3), seed=1))
     check(lambda m, a: m.einsum("i->", a), sample((3,), "int32"))   # one operand summed: int64
+
+
+# -- tracing the functional fill fails as torch's does -------------------------------------------
+
+@pytest.mark.parametrize("value", [2.0, True, 3, "tensor"])
+def test_tracing_functional_fill_raises_torchs_internal_assert(value):
+    if torch is None:
+        pytest.skip("torch 2.13 (the oracle) is not installed")
+    import reftrace
+    from oracle import normalize_message
+    errors = []
+    for m in (torch, reftrace):
+        v = m.tensor(2.0) if value == "tensor" else value
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(RuntimeError) as e:
+                m.jit.trace(lambda x: m.fill(x, v), (m.rand(3),))
+        errors.append(normalize_message(e.value))
+    assert errors[1] == errors[0]
+    check(lambda m, x: m.fill(x, value if value != "tensor" else m.tensor(2.0)), sample((3,)))
