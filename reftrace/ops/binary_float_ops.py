@@ -250,20 +250,21 @@ derivatives(frexp, {"self": "grad / exponent.exp2()"}, output_differentiability=
 
 # -- fill (functional), sgn ------------------------------------------------------------------------
 
-@op("fill.Scalar(Tensor self, Scalar value) -> Tensor", variants=("function",))
-def fill_scalar(self, value):
-    return _P("fill_")(_P("clone")(self), value)
-
-
-derivatives(fill_scalar, {"self": "zeros_like(grad)"})
-
-
+# torch's parser tries the Tensor overload first: a tensor value (0-dim too) is fill.Tensor
 @op("fill.Tensor(Tensor self, Tensor value) -> Tensor", variants=("function",))
 def fill_tensor(self, value):
     return _P("fill_")(_P("clone")(self), value)
 
 
 derivatives(fill_tensor, {"self": "zeros_like(grad)", "value": "grad.sum()"})
+
+
+@op("fill.Scalar(Tensor self, Scalar value) -> Tensor", variants=("function",))
+def fill_scalar(self, value):
+    return _P("fill_")(_P("clone")(self), value)
+
+
+derivatives(fill_scalar, {"self": "zeros_like(grad)"})
 
 
 @quiet
