@@ -349,3 +349,43 @@ def test_tracing_functional_fill_raises_torchs_internal_assert(value):
         errors.append(normalize_message(e.value))
     assert errors[1] == errors[0]
     check(lambda m, x: m.fill(x, value if value != "tensor" else m.tensor(2.0)), sample((3,)))
+
+
+# -- gradient (ReduceOps.cpp: every overload, both edge orders) ---------------------------------
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64"])
+def test_gradient(edge_order, dt):
+    y = sample((4, 5), dt)
+    c0, c1 = np.cumsum(sample((4,), low=0.5, seed=1)), np.cumsum(sample((5,), low=0.5, seed=2))
+    e = edge_order
+    check(lambda m, y: m.gradient(y, edge_order=e), y)
+    check(lambda m, y: m.gradient(y, spacing=2.0, edge_order=e), y)
+    check(lambda m, y: m.gradient(y, spacing=0.5, dim=1, edge_order=e), y)
+    check(lambda m, y: m.gradient(y, spacing=3, dim=[1, 0], edge_order=e), y)
+    check(lambda m, y: m.gradient(y, dim=[-1], edge_order=e), y)
+    check(lambda m, y: m.gradient(y, spacing=[2.0, 0.5], edge_order=e), y)
+    check(lambda m, y: m.gradient(y, spacing=[0.25], dim=0, edge_order=e), y)
+    check(lambda m, y: m.gradient(y, spacing=[2, 3.0], dim=[0, 1], edge_order=e), y)
+    check(lambda m, y, a, b: m.gradient(y, spacing=[a, b], edge_order=e), y, c0, c1)
+    check(lambda m, y, b: m.gradient(y, spacing=[b], dim=1, edge_order=e), y, c1)
+    check(lambda m, y, a: m.gradient(y.t(), spacing=[a], dim=[1], edge_order=e), y, c0)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda m: m.gradient(m.rand(5), edge_order=3),
+    lambda m: m.gradient(m.rand(1)),
+    lambda m: m.gradient(m.rand(2), edge_order=2),
+    lambda m: m.gradient(m.rand(5), spacing=[1.0, 2.0]),
+    lambda m: m.gradient(m.rand(5, 3), spacing=[1.0, 2.0], dim=[0]),
+    lambda m: m.gradient(m.rand(5, 3), dim=[0, 0]),
+    lambda m: m.gradient(m.rand(5, 3), dim=[0, -2]),
+    lambda m: m.gradient(m.ones(5, dtype=m.uint8)),
+])
+def test_gradient_errors(bad):
+    check(bad)
+
+
+def test_gradient_traces():
+    _same_trace(lambda m, y: m.gradient(y, spacing=2.0, dim=1), sample((4, 5)))
+    _same_trace(lambda m, y, c: m.gradient(y, spacing=[c], dim=[0]), sample((4, 5)), np.arange(4.0, dtype=np.float32))

@@ -239,6 +239,8 @@ class TracingState:
             elif base == "Tensor":
                 elems = [self.none() if e is None else self.value_of(e, frame, loc) for e in a]
                 lt = T.OPTIONAL_TENSOR_LIST if typ.elem_optional else T.TENSOR_LIST
+            elif base == "Scalar":  # (tracer.cpp's addInputs has no Scalar[] case)
+                raise RuntimeError("Tracing a list of arbitrary type is currently not supported!")
             else:
                 raise NotImplementedError(f"tracing a {typ} argument")
             node = g.append(g.create("prim::ListConstruct", elems))
