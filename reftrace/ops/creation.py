@@ -193,17 +193,23 @@ def arange_start_step(start, end, step, dtype, layout, device, pin_memory):
     return _arange(start, end, step, dtype, device)
 
 
-def _linspace(start, end, steps, dtype, device):
-    """RangeFactoriesKernel.cpp: the first half counts up from start, the second half down from
-    end, with ``step`` in the result type (double for integer results)."""
+def _range_setup(start, end, steps, dtype, device, name):
+    """linspace / logspace: the checks, the result dtype (complex ends: the complex default) and
+    the device with its array namespace."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is None:
         dtype = D.default_complex_dtype() if isinstance(start, complex) or \
             isinstance(end, complex) else D.get_default_dtype()
     if dtype is D.bool:
-        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
-    device, xp = _xp_device(device)
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+    return (dtype,) + _xp_device(device)
+
+
+def _linspace(start, end, steps, dtype, device):
+    """RangeFactoriesKernel.cpp: the first half counts up from start, the second half down from
+    end, with ``step`` in the result type (double for integer results)."""
+    dtype, device, xp = _range_setup(start, end, steps, dtype, device, "linspace")
     # integer results step in double; others compute in their own type (Half rounds every op)
     compute = np.dtype(np.float64 if dtype.category <= 1 else dtype.np)
     s, e = (np.asarray(checked_scalar(v, dtype)).astype(compute) for v in (start, end))

@@ -7,7 +7,7 @@ from .. import _dtype as D
 from .._tensor import _fresh
 from ._registry import op
 from .casts import checked_scalar
-from .creation import _OPTIONS, _check_0dim, _check_0dims, _filled, _xp_device
+from .creation import _OPTIONS, _check_0dim, _check_0dims, _filled, _range_setup
 
 
 @op(f"new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, {_OPTIONS}) -> Tensor",
@@ -37,14 +37,7 @@ def empty_permuted(size, physical_layout, dtype, layout, device, pin_memory):
 def _logspace(start, end, steps, base, dtype, device):
     """``base ** exponent``: the exponents step from start in the first half and back from end in
     the second, in the result type (double for integral results), the power in double."""
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    if dtype is None:
-        dtype = D.default_complex_dtype() if isinstance(start, complex) or \
-            isinstance(end, complex) else D.get_default_dtype()
-    if dtype is D.bool:
-        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
-    device, xp = _xp_device(device)
+    dtype, device, xp = _range_setup(start, end, steps, dtype, device, "logspace")
     if steps <= 1:  # base ** start, filled in (no conversion of start and end to the dtype)
         wide = complex if isinstance(start, complex) or dtype.is_complex else float
         values = np.full(steps, checked_scalar(wide(base) ** wide(start), dtype) if steps else 0,
