@@ -389,3 +389,25 @@ def test_gradient_errors(bad):
 def test_gradient_traces():
     _same_trace(lambda m, y: m.gradient(y, spacing=2.0, dim=1), sample((4, 5)))
     _same_trace(lambda m, y, c: m.gradient(y, spacing=[c], dim=[0]), sample((4, 5)), np.arange(4.0, dtype=np.float32))
+
+
+# -- sort(stable=False), argsort, mode: which of equal values comes first is std::sort's ----------
+
+@pytest.mark.parametrize("n", [5, 17, 100, 1000])
+@pytest.mark.parametrize("dt", ["bool", "int64", "float32", "int8"])
+def test_unstable_sort_ties_follow_std_sort(n, dt):
+    a = sample((3, n), dt, low=0, high=3)
+    if dt == "float32":
+        a = np.round(a)
+        a[0, ::5] = np.nan
+    check(lambda m, x: m.sort(x), a)
+    check(lambda m, x: x.sort(0, descending=True), a)
+    check(lambda m, x: m.argsort(x, descending=True), a)
+    check(lambda m, x: m.sort(x, stable=True, descending=True), a)
+    check(lambda m, x: x.t().argsort(0), a)
+    check(lambda m, x: m.mode(x), a)
+    check(lambda m, x: x.t().mode(0, keepdim=True), a)
+
+
+def test_long_1d_integer_sort_is_stable_radix():
+    check(lambda m, x: m.sort(x), sample((40000,), "int64", low=0, high=50))

@@ -8,6 +8,7 @@ from .. import _dtype as D
 from .._tensor import _fresh, _wrap_dim
 from ._decomposed import decomposed
 from ._registry import composite, derivatives, get_packet, op
+from ._std_sort import std_sort_order
 from .linalg import _check_expand, _product, scaled_sum
 from .reduction import _axes, _result, _values_and_indices, _variance, _zero_dim_pair
 from .shape import _fmt
@@ -239,11 +240,19 @@ derivatives(nanmedian_dim, _VALUE_SELECTING, output_differentiability=[True, Fal
 
 
 def _mode_pick(r):
-    # the smallest of the most frequent values; its index: the last occurrence (torch's CPU kernel)
-    vals, counts = np.unique(r, return_counts=True)
-    v = vals[int(np.argmax(counts))]
-    where = np.flatnonzero(r == v) if not (r.dtype.kind in "fc" and np.isnan(v)) else np.flatnonzero(np.isnan(r))
-    return v, where[-1]
+    """TensorCompare.cpp's mode kernel: (value, index) pairs std::sort-ed by value; the first run
+    of the largest count wins, and its index is the run's last pair's."""
+    keys = r.tolist()
+    order = std_sort_order(keys, lambda x, y: x < y) if len(set(keys)) < len(keys) else \
+        sorted(range(len(keys)), key=keys.__getitem__)
+    best, best_freq, freq = order[0], 0, 0
+    for i, j in enumerate(order):
+        freq += 1
+        if i == len(order) - 1 or keys[j] != keys[order[i + 1]]:
+            if freq > best_freq:
+                best, best_freq = j, freq
+            freq = 0
+    return r[best], best
 
 
 @op("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", variants=_FM)
