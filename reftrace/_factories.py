@@ -26,7 +26,7 @@ from .ops._registry import NoMatch, OpOverload, _invalid_arguments
 from .ops.casts import check_device
 
 _FACTORIES = ["zeros", "ones", "full", "empty", "empty_strided", "eye", "arange", "linspace",
-              "scalar_tensor", "empty_permuted"]
+              "logspace", "scalar_tensor", "empty_permuted"]
 _LIKES = ["zeros_like", "ones_like", "full_like", "empty_like"]
 __all__ = _FACTORIES + _LIKES
 
@@ -60,8 +60,8 @@ for _name in _LIKES:
     globals()[_name] = _factory(_name, None)
 if TYPE_CHECKING:  # their signatures: the schema's plus requires_grad= (tests/gen_stubs.py)
     from ._variable_functions import (arange, empty, empty_like, empty_strided, eye, full,  # noqa: F401
-                                      full_like, linspace, ones, ones_like, scalar_tensor, zeros,
-                                      zeros_like)
+                                      full_like, linspace, logspace, ones, ones_like, scalar_tensor,
+                                      zeros, zeros_like)
 
 
 # -- Tensor methods --------------------------------------------------------------------------

@@ -34,6 +34,14 @@ class frexp(NamedTuple):
     mantissa: Tensor
     exponent: Tensor
 
+class histogram(NamedTuple):
+    hist: Tensor
+    bin_edges: Tensor
+
+class histogramdd(NamedTuple):
+    hist: Tensor
+    bin_edges: object
+
 class _linalg_det(NamedTuple):
     result: Tensor
     LU: Tensor

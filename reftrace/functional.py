@@ -1,4 +1,6 @@
 """Python-level functions that torch defines in torch/functional.py (not ATen ops themselves)."""
+import itertools
+import operator
 from typing import Sequence, Union
 
 from ._frames import python_level
@@ -52,3 +54,34 @@ def lu(A, pivot=True, get_infos=False, out=None):
 
 
 __all__ += ["lu"]
+
+
+@python_level
+def unravel_index(indices: Tensor, shape: Union[int, Sequence[int]]) -> tuple[Tensor, ...]:
+    """torch.unravel_index (torch/functional.py): the coordinates of flat indices in ``shape``."""
+    res_tensor = _unravel_index(indices, shape)
+    return res_tensor.unbind(-1)
+
+
+def _unravel_index(indices: Tensor, shape: Union[int, Sequence[int]]) -> Tensor:
+    from . import _dtype as D
+    from ._creation import tensor
+    if indices.is_complex() or indices.is_floating_point() or indices.dtype is D.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, bool) or not isinstance(shape, (int, Sequence)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if isinstance(shape, int):
+        shape = (shape,)
+    for dim in shape:
+        if not isinstance(dim, int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(dim)}")
+    shape = tuple(shape)
+    if not all(dim >= 0 for dim in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    coefs = list(reversed(list(itertools.accumulate(reversed(shape[1:] + (1,)), func=operator.mul))))
+    return indices.unsqueeze(-1).floor_divide(
+        tensor(coefs, device=indices.device, dtype=D.int64)
+    ) % tensor(shape, device=indices.device, dtype=D.int64)
+
+
+__all__ += ["unravel_index"]

@@ -38,6 +38,8 @@ FIXES = {
                     "there is always baked: use a constant, or torch.jit.script",
     "in-place": "do not modify a tensor in place while other views of its data are alive, or "
                 "trace without _force_outplace",
+    "resize": "resize_ / resize_as_ cannot be traced: use view or reshape, or create the tensor "
+              "in its final shape",
     "output list": "return a tuple instead of a list, or trace with strict=False",
     "branch": "the check input's trace recorded different ops: control flow depends on tensor "
               "data or shape; select with torch.where, or use torch.jit.script",

@@ -189,6 +189,8 @@ def trace_graph(fn, example_inputs, *, strict=True, force_outplace=False, argume
         if isinstance(out, tuple) and hasattr(out, "_fields"):
             out = tuple(out)  # namedtuples come back as plain tuples
         state.graph.register_output(_get_output(state, out, 1))
+        if state.alias_error is not None:
+            raise RuntimeError(state.alias_error)
     finally:
         STATE.tracer = None
         state.finish()

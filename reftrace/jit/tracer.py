@@ -71,6 +71,7 @@ class TracingState:
         self._bound = []  # weak references to every tensor given a Value (unbound by finish)
         self.specializations = []  # values baked in from data or shape (_specializations.py)
         self._len_result = None    # len(x)'s size tensor: its __index__ is part of the len() bake
+        self.alias_error = None    # a node no operator matches (torch fails in alias analysis)
 
     # -- tensors <-> values ----------------------------------------------------------------
     def has_value(self, t):
@@ -238,6 +239,8 @@ class TracingState:
             elif base == "Tensor":
                 elems = [self.none() if e is None else self.value_of(e, frame, loc) for e in a]
                 lt = T.OPTIONAL_TENSOR_LIST if typ.elem_optional else T.TENSOR_LIST
+            elif base == "Scalar":  # (tracer.cpp's addInputs has no Scalar[] case)
+                raise RuntimeError("Tracing a list of arbitrary type is currently not supported!")
             else:
                 raise NotImplementedError(f"tracing a {typ} argument")
             node = g.append(g.create("prim::ListConstruct", elems))
@@ -590,7 +593,51 @@ def _record_as_like(kind):
     return record
 
 
-_SPECIAL = {"aten::copy_": _record_copy_, "aten::detach_": _record_detach_}
+WARN_RESIZE = (" can't be represented in the JIT at the moment, so we won't connect any uses of this "
+               "value with its current trace. If you happen to use it again, it will show up as a "
+               "constant in the graph. Consider using `view` or `reshape` to make it traceable.")
+
+
+def _record_resize(state, op, args, frame, loc):
+    """resize_ / resize_as_ (TraceTypeManual.cpp): nothing recorded; a warning, and the tensor
+    loses its Value, so a later use bakes it in as a constant."""
+    name = op.name.split("::")[1]
+    state._warn(name + WARN_RESIZE, "resize", name)
+    args[0]._tv = None  # delValueTrace
+    return state.run_untraced(op, args)
+
+
+_FULL_LIKE_CANDIDATES = (
+    "aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor\n\t"
+    "aten::full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, "
+    "Tensor(a!) out) -> Tensor(a!)")
+
+
+def _record_fill(state, op, args, frame, loc):
+    """The functional fill: torch's tracer renames it aten::full_like (RENAME_TRACE) without the
+    options full_like's schema needs, so no operator matches the node and the trace ends in
+    alias analysis's INTERNAL ASSERT (raised by trace_graph once the function has returned)."""
+    self_t, value = args
+    g = state.graph
+    ins = [state.value_of(self_t, frame, loc),
+           state.value_of(value, frame, loc) if isinstance(value, Tensor) else state.scalar_constant(value, loc)]
+    node = g.create("aten::full_like", ins)
+    node.source = loc
+    g.append(node)
+    result = state.run_untraced(op, args)
+    state.set_value(result, node.add_output(T.TensorType.of(result)))
+    kind = "Tensor" if isinstance(value, Tensor) else type(value).__name__
+    state.alias_error = state.alias_error or (
+        "0 INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/torch/csrc/jit/ir/alias_analysis.cpp\":623, "
+        "please report a bug to PyTorch. We don't have an op for aten::full_like but it isn't a special "
+        f"case.  Argument types: Tensor, {kind}, \n\nCandidates:\n\t{_FULL_LIKE_CANDIDATES}")
+    return result
+
+
+_SPECIAL = {"aten::copy_": _record_copy_, "aten::detach_": _record_detach_,
+            "aten::resize_": _record_resize, "aten::resize_as_": _record_resize,
+            "aten::fill.Scalar": _record_fill, "aten::fill.Tensor": _record_fill}
 _FORCE_OUTPLACE = {"aten::copy_": _record_copy_, "aten::detach_": _record_detach_,
                    "aten::fill_.Scalar": _record_as_like("aten::full_like"),
                    "aten::fill_.Tensor": _record_as_like("aten::full_like"),

@@ -181,6 +181,12 @@ def _optional_tensor_list(v, numbers_ok):
     raise NoMatch
 
 
+def _scalar_list(v, numbers_ok):
+    if isinstance(v, (list, tuple)):
+        return [_scalar(e, False) for e in v]
+    raise NoMatch
+
+
 def _bool_list(v, numbers_ok):
     if isinstance(v, (list, tuple)):
         return [_bool(e, False) for e in v]
@@ -206,6 +212,8 @@ def _converter(t, name=None):
             return _float_list
         if t.base == "bool":
             return _bool_list
+        if t.base == "Scalar":
+            return _scalar_list
         if t.base == "Tensor":
             return _optional_tensor_list if t.elem_optional else _tensor_list
         raise NotImplementedError(f"schema list type {t}")

@@ -125,8 +125,24 @@ ldexp_ = derivatives(op("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)", v
 
 # -- gcd, lcm (integers only) ----------------------------------------------------------------------
 
+def _calc_gcd(a, b):
+    """Math.h calc_gcd: Euclid on abs values in the dtype itself, so abs(-128) stays -128 in int8
+    and the result can be negative, as torch's (NumPy's gcd computes it exactly instead)."""
+    with np.errstate(all="ignore"):
+        a, b = np.broadcast_arrays(np.abs(a), np.abs(b))
+        a, b = a.copy(), b.copy()
+        while True:
+            live = a != 0
+            if not live.any():
+                return b
+            c = a.copy()
+            a[live] = np.fmod(b[live], a[live])  # C++'s truncating %
+            a[~live] = 0
+            b[live] = c[live]
+
+
 def _gcd(self, other):
-    return binary(self, other, np.gcd, compute=dispatch_check("gcd_cpu", "i"))
+    return binary(self, other, _calc_gcd, compute=dispatch_check("gcd_cpu", "i"))
 
 
 def _lcm(self, other):
@@ -240,20 +256,21 @@ derivatives(frexp, {"self": "grad / exponent.exp2()"}, output_differentiability=
 
 # -- fill (functional), sgn ------------------------------------------------------------------------
 
-@op("fill.Scalar(Tensor self, Scalar value) -> Tensor", variants=("function",))
-def fill_scalar(self, value):
-    return _P("fill_")(_P("clone")(self), value)
-
-
-derivatives(fill_scalar, {"self": "zeros_like(grad)"})
-
-
+# torch's parser tries the Tensor overload first: a tensor value (0-dim too) is fill.Tensor
 @op("fill.Tensor(Tensor self, Tensor value) -> Tensor", variants=("function",))
 def fill_tensor(self, value):
     return _P("fill_")(_P("clone")(self), value)
 
 
 derivatives(fill_tensor, {"self": "zeros_like(grad)", "value": "grad.sum()"})
+
+
+@op("fill.Scalar(Tensor self, Scalar value) -> Tensor", variants=("function",))
+def fill_scalar(self, value):
+    return _P("fill_")(_P("clone")(self), value)
+
+
+derivatives(fill_scalar, {"self": "zeros_like(grad)"})
 
 
 @quiet

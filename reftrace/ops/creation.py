@@ -195,17 +195,23 @@ def arange_start_step(start, end, step, dtype, layout, device, pin_memory):
     return _arange(start, end, step, dtype, device)
 
 
-def _linspace(start, end, steps, dtype, device):
-    """RangeFactoriesKernel.cpp: the first half counts up from start, the second half down from
-    end, with ``step`` in the result type (double for integer results)."""
+def _range_setup(start, end, steps, dtype, device, name):
+    """linspace / logspace: the checks, the result dtype (complex ends: the complex default) and
+    the device with its array namespace."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is None:
         dtype = D.default_complex_dtype() if isinstance(start, complex) or \
             isinstance(end, complex) else D.get_default_dtype()
     if dtype is D.bool:
-        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
-    device, xp = _xp_device(device)
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+    return (dtype,) + _xp_device(device)
+
+
+def _linspace(start, end, steps, dtype, device):
+    """RangeFactoriesKernel.cpp: the first half counts up from start, the second half down from
+    end, with ``step`` in the result type (double for integer results)."""
+    dtype, device, xp = _range_setup(start, end, steps, dtype, device, "linspace")
     # integer results step in double; others compute in their own type (Half rounds every op)
     compute = np.dtype(np.float64 if dtype.category <= 1 else dtype.np)
     s, e = (np.asarray(checked_scalar(v, dtype)).astype(compute) for v in (start, end))
@@ -221,16 +227,21 @@ def _linspace(start, end, steps, dtype, device):
 
 @op(f"linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, {_OPTIONS}) -> Tensor")
 def linspace_tensor_tensor(start, end, steps, dtype, layout, device, pin_memory):
+    return _linspace(*_check_0dims(start, end), steps, dtype, device)
+
+
+def _check_0dims(start, end, op_name="linspace"):
+    """The numbers of a 0-dim start and end (the Tensor_Tensor overloads)."""
     if start._array.ndim or end._array.ndim:
         raise RuntimeError(
-            "linspace only supports 0-dimensional start and end tensors, but got start with "
+            f"{op_name} only supports 0-dimensional start and end tensors, but got start with "
             f"{start._array.ndim} dimension(s) and end with {end._array.ndim} dimension(s).")
-    return _linspace(start._to_number(), end._to_number(), steps, dtype, device)
+    return start._to_number(), end._to_number()
 
 
-def _check_0dim(t, name):
+def _check_0dim(t, name, op_name="linspace"):
     if t._array.ndim:
-        raise RuntimeError("linspace only supports 0-dimensional start and end tensors, but got "
+        raise RuntimeError(f"{op_name} only supports 0-dimensional start and end tensors, but got "
                            f"{name} with {t._array.ndim} dimension(s).")
     return t._to_number()
 

@@ -1,7 +1,7 @@
 """Indexing ops of ATen/native/TensorAdvancedIndexing.cpp, Sorting/Bucketization.cpp,
 Repeat.cpp, SummaryOps.cpp: nonzero, argwhere, take, take_along_dim, index_add / index_copy /
 index_fill (and in place), masked_scatter, put, count_nonzero, searchsorted, bucketize, isin,
-tril_indices / triu_indices, repeat_interleave, bincount, histc, scatter_reduce, index_reduce.
+tril_indices / triu_indices, repeat_interleave, bincount, scatter_reduce, index_reduce.
 
 The index_* kernels move ``dim`` to the front and write with NumPy: ``ufunc.at`` for the
 accumulating ones (duplicates applied one after the other, as torch's sequential CPU kernel),
@@ -103,6 +103,8 @@ def take_along_dim(self, indices, dim):
                            f"dimensions, but got {self.dim()} dimensions for input, and {indices.dim()} "
                            "dimensions for indices")
     from ._iter import broadcast_shapes
+    if self.shape[dim]:  # along a dim, indices wrap around (torch 2.13: any int, Python's modulo)
+        indices = indices.remainder(self.shape[dim])
     sizes = list(self.shape)
     sizes[dim] = indices.shape[dim]
     idx_b = indices.broadcast_to(list(broadcast_shapes(sizes, tuple(indices.shape))))
@@ -196,7 +198,9 @@ def _index_add_into(out, dim, index, source, alpha):
         bad = int(idx[(idx < 0) | (idx >= a.shape[0])][0])
         raise IndexError(f"index out of range in self" if False else
                          f"index_add_(): index {bad} is out of bounds for dimension {d} with size {a.shape[0]}")
-    vals = s if alpha == 1 else (s * alpha).astype(s.dtype)
+    # alpha converted to the dtype first (C++'s alpha.to<scalar_t>(): -1 is 255 for uint8)
+    with np.errstate(over="ignore"):
+        vals = s if alpha == 1 else s * np.asarray(alpha).astype(s.dtype)[()]
     np.add.at(a, idx, vals)
     return out
 
@@ -563,7 +567,7 @@ def repeat_interleave_self_int(self, repeats, dim, output_size):
     return inp.unsqueeze(d + 1).expand(expanded).clone(memory_format=_contiguous()).view(merged)
 
 
-# -- bincount, histc ----------------------------------------------------------------------------------
+# -- bincount (histc: histogram.py) ---------------------------------------------------------------
 
 @op("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor", variants=_FM, differentiable=False)
 def bincount(self, weights, minlength):
@@ -580,32 +584,6 @@ def bincount(self, weights, minlength):
     dt = D.float32 if weights.dtype == D.float32 else D.float64
     r = np.bincount(a, weights=weights._array.astype(np.float64), minlength=minlength)
     return _fresh(r.astype(dt.np), dt, self.device)
-
-
-@op("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", variants=_FM)
-def histc(self, bins, min, max):
-    if not self.dtype.is_floating_point:
-        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{_CPP[self.dtype]}\'')
-    if bins <= 0:
-        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for bins")
-    a = self._array.astype(np.float64).reshape(-1)
-    lo, hi = float(min), float(max)
-    if lo == hi and a.size:
-        lo, hi = float(a.min()), float(a.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
-    inside = a[(a >= lo) & (a <= hi)]
-    pos = ((inside - lo) * bins / (hi - lo)).astype(np.int64)
-    pos[pos == bins] = bins - 1
-    r = np.bincount(pos, minlength=bins)[:bins]
-    return _fresh(r.astype(self.dtype.np), self.dtype, self.device)
-
-
-derivatives(histc, {"self": "not_implemented('histc')"})
 
 
 # -- scatter_reduce, index_reduce ---------------------------------------------------------------------

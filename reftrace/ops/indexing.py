@@ -296,6 +296,8 @@ def _scatter_gather_checks(self, dim, index, src=None, op="gather"):
     dim = _wrap_dim(dim, a.ndim)
     if idx.size and index.dtype not in (D.int64, D.int32):  # (an empty index of any dtype is fine)
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
+    if not idx.size:  # an empty index skips the shape checks (torch's gather / scatter meta)
+        return dim, idx
     if max(idx.ndim, 1) != max(a.ndim, 1):
         what = "input" if op == "gather" else "self"
         raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
@@ -331,9 +333,10 @@ def _leading_block(a, shape, dim):
 def gather(self, dim, index, sparse_grad):
     dim, idx = _scatter_gather_checks(self, dim, index)
     a = self._array
+    if not idx.size:
+        return _fresh(xp_of(self).empty(idx.shape, dtype=a.dtype), self.dtype, self.device)
     if a.ndim == 0 or idx.ndim == 0:
-        return _fresh(a.reshape(idx.shape).copy() if idx.size else a.reshape(-1)[:0].reshape(idx.shape),
-                      self.dtype, self.device)
+        return _fresh(a.reshape(idx.shape).copy(), self.dtype, self.device)
     values = xp_of(self).take_along_axis(_leading_block(a, idx.shape, dim), idx.astype(np.int64), axis=dim)
     return _fresh(values, self.dtype, self.device)
 
@@ -346,6 +349,8 @@ def _scatter_into(out, dim, index, values):
     """Write ``values`` (array or number) into ``out`` at ``index`` along ``dim`` (last write wins,
     as torch's sequential CPU kernel)."""
     a, idx = out._array, index._array
+    if not idx.size:
+        return out
     if a.ndim == 0:
         if idx.size:
             a[...] = values if np.ndim(values) == 0 else values.reshape(-1)[0]

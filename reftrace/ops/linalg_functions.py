@@ -11,9 +11,11 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .._frames import warn_at_caller
 from .._promotion import result_type
 from .._tensor import _fresh, _view_of, _wrap_dim, contiguous_strides
 from ._iter import broadcast_shapes, wrap_strided
+from ._decomposed import decomposed
 from ._registry import composite, derivatives, get_packet, op
 from .linalg_decomp import (check_float, check_matrix, fresh, lapack_result, lapack_strides,
                             quiet_np, real_of, square_float)
@@ -200,6 +202,25 @@ def linalg_cross(self, other, dim):
 
 derivatives(linalg_cross, {"self": "linalg_cross(other.conj(), grad, dim=dim)",
                            "other": "linalg_cross(grad, self.conj(), dim=dim)"})
+
+
+_CROSS_WARNED = []
+
+
+@decomposed("cross(Tensor self, Tensor other, int? dim=None) -> Tensor", variants=("method", "function"))
+def cross(self, other, dim):
+    """Cross.cpp: linalg_cross along ``dim``, else (deprecated) the first dimension of size 3."""
+    if dim is None:
+        if not _CROSS_WARNED:  # TORCH_WARN_ONCE: once per process
+            _CROSS_WARNED.append(True)
+            warn_at_caller("Using torch.cross without specifying the dim arg is deprecated.\n"
+                           "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+                           "The default value of dim will change to agree with that of linalg.cross in a "
+                           "future release.")
+        dim = next((i for i, n in enumerate(self.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return linalg_cross(self, other, dim=dim)
 
 
 def _vander_n(x, N):

@@ -1,5 +1,5 @@
 """Random ops: rand randn randint randperm normal bernoulli multinomial, the *_like factories and
-the in-place samplers (uniform_, normal_, bernoulli_).
+the in-place samplers (uniform_, normal_, bernoulli_, cauchy_, log_normal_, geometric_).
 
 Every one is registered ``nondeterministic=True`` (torch's list in ir.cpp,
 ``Node::isNondeterministic``): a trace checker must not compare their outputs across runs.
@@ -358,3 +358,51 @@ def bernoulli__float(self, p, generator):
 
 
 derivatives(bernoulli__float, {"self": "zeros_like(grad)"})
+
+
+# -- cauchy_, log_normal_, geometric_: torch's transformations of uniform / normal draws
+#    (ATen/core/TransformationHelper.h), applied to reftrace's draws ----------------------------
+
+@op("cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)",
+    variants=("method",), **_RANDOM)
+def cauchy_(self, median, sigma, generator):
+    if not self.dtype.is_floating_point:
+        from .arithmetic import TYPE_META_NAMES
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {TYPE_META_NAMES[self.dtype]}")
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    u = _uniform(_rng(self.device, generator), self.shape_tuple, self.dtype).astype(np.float64)
+    return _fill(self, median + sigma * np.tan(np.pi * (u - 0.5)))
+
+
+derivatives(cauchy_, {"self": "zeros_like(grad)"})
+
+
+@op("log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)",
+    variants=("method",), **_RANDOM)
+def log_normal_(self, mean, std, generator):
+    _float_only(self.dtype, "log_normal_cpu")
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    z = _normal(_rng(self.device, generator), self.shape_tuple, self.dtype).astype(np.float64)
+    with np.errstate(over="ignore"):
+        return _fill(self, np.exp(mean + std * z))
+
+
+derivatives(log_normal_, {"self": "zeros_like(grad)"})
+
+
+@op("geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)",
+    variants=("method",), **_RANDOM)
+def geometric_(self, p, generator):
+    if self.dtype is D.bool or self.dtype.is_complex:
+        raise NotImplementedError(f"\"geometric_cpu\" not implemented for '{self.dtype.ir_name}'")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    u = 1.0 - _rng(self.device, generator).random(self.shape_tuple)  # in (0, 1]
+    with np.errstate(all="ignore"):
+        return _fill(self, np.ceil(np.log(u) / np.log1p(-p)))
+
+
+derivatives(geometric_, {"self": "zeros_like(grad)"})

@@ -26,6 +26,7 @@ from .._frames import python_level, warn_at_caller
 from ._iter import empty_strided_array, output_strides
 from ._pointwise_helpers import binary
 from ._registry import composite, derivatives, get_packet, op
+from ._std_sort import std_sort_order
 
 
 def not_implemented(kernel, dtype):
@@ -643,7 +644,38 @@ def empty_like_layout(self, arr, dtype):
     return _strided(out, dtype, self.device, strides)
 
 
-def _sort(self, dim, descending):
+def _nan_last_less(x, y):
+    """KeyValueCompAsc: NaN sorts last."""
+    return (x == x and y != y) or x < y
+
+
+def _nan_first_greater(x, y):
+    """KeyValueCompDesc: NaN sorts first."""
+    return (x != x and y == y) or x > y
+
+
+def _unstable_ties(a, axis, descending, idx):
+    """torch's stable=False sort is std::sort: rows with equal keys take its order (a 1-D integer
+    input of GRAIN_SIZE elements or more goes through radix sort, which is stable)."""
+    if a.dtype.kind in "iu" and a.ndim == 1 and a.shape[0] >= 32768 and not descending:
+        return idx
+    moved_idx = np.moveaxis(idx, axis, -1)
+    rows = np.moveaxis(a, axis, -1).reshape(-1, a.shape[axis])
+    ordered = np.take_along_axis(rows, moved_idx.reshape(rows.shape), -1)
+    same = ordered[:, 1:] == ordered[:, :-1]
+    if ordered.dtype.kind in "fc":
+        same |= np.isnan(ordered[:, 1:]) & np.isnan(ordered[:, :-1])
+    tied = np.flatnonzero(same.any(-1)) if same.size else []
+    if not len(tied):
+        return idx
+    out = moved_idx.reshape(rows.shape).copy()
+    less = _nan_first_greater if descending else _nan_last_less
+    for r in tied:
+        out[r] = std_sort_order(rows[r].tolist(), less)
+    return np.moveaxis(out.reshape(moved_idx.shape), -1, axis)
+
+
+def _sort(self, dim, descending, stable=True):
     if self.dtype.is_complex:
         raise RuntimeError(" Sort does not support complex dtypes on CPU")
     a = self._array
@@ -651,6 +683,8 @@ def _sort(self, dim, descending):
     if a.ndim == 0:
         return _zero_dim_pair(self)
     idx = _sort_indices(a, axis, descending)
+    if not stable and a.shape[axis] > 1:
+        idx = _unstable_ties(a, axis, descending, idx)
     values = np.take_along_axis(a, idx, axis)
     return empty_like_layout(self, values, self.dtype), empty_like_layout(self, idx, D.int64)
 
@@ -658,7 +692,7 @@ def _sort(self, dim, descending):
 @op("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
     "(Tensor values, Tensor indices)", variants=("method", "function"))
 def sort_stable(self, stable, dim, descending):
-    return _sort(self, dim, descending)  # torch's CPU sort is stable either way
+    return _sort(self, dim, descending, bool(stable))
 
 
 derivatives(sort_stable, {"self": "value_selecting_reduction_backward_symint(grad, dim, indices, self.shape, True)"}, output_differentiability=[True, False])
@@ -667,7 +701,7 @@ derivatives(sort_stable, {"self": "value_selecting_reduction_backward_symint(gra
 @op("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
     variants=("method", "function"))
 def sort(self, dim, descending):
-    return _sort(self, dim, descending)
+    return _sort(self, dim, descending, False)
 
 
 derivatives(sort, {"self": "value_selecting_reduction_backward_symint(grad, dim, indices, self.shape, True)"}, output_differentiability=[True, False])
@@ -676,13 +710,13 @@ derivatives(sort, {"self": "value_selecting_reduction_backward_symint(grad, dim,
 @op("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor",
     variants=("method", "function"), differentiable=False)
 def argsort_stable(self, stable, dim, descending):
-    return _sort(self, dim, descending)[1]
+    return _sort(self, dim, descending, stable)[1]
 
 
 @op("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor",
     variants=("method", "function"), differentiable=False)
 def argsort(self, dim, descending):
-    return _sort(self, dim, descending)[1]
+    return _sort(self, dim, descending, False)[1]
 
 
 @op("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "

@@ -9,6 +9,7 @@ from .._tensor import _fresh, _wrap_dim
 from ._decomposed import decomposed
 from ._registry import composite, derivatives, get_packet, op
 from ._fma import fma
+from ._std_sort import std_sort_order
 from .casts import checked_scalar
 from .linalg import _check_expand, _product, scaled_product, scaled_sum
 from .reduction import _axes, _result, _values_and_indices, _variance, _zero_dim_pair
@@ -131,6 +132,57 @@ def _select_along(self, dim, keepdim, pick, name):
     return _values_and_indices(self, v, i)
 
 
+def _quick_select(row, k):
+    """SortingUtils.h quick_select_template over (values, indices): the k-th smallest lands at k
+    (nan as the largest), and among equal values the index is the one torch's partitioning leaves
+    there (median-of-three pivot, Hoare partition)."""
+    arr = row.tolist()
+    idx = list(range(len(arr)))
+    is_float = row.dtype.kind in "fc"
+
+    def gt_or_nan(x, y):
+        if is_float and x != x:
+            return y == y
+        return x > y
+
+    def swap(i, j):
+        arr[i], arr[j] = arr[j], arr[i]
+        idx[i], idx[j] = idx[j], idx[i]
+    lo, hi = 0, len(arr) - 1
+    while True:
+        if hi <= lo:
+            break
+        if hi == lo + 1:
+            if gt_or_nan(arr[lo], arr[hi]):
+                swap(lo, hi)
+            break
+        mid = lo + (hi - lo) // 2
+        swap(mid, lo + 1)
+        if gt_or_nan(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if gt_or_nan(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if gt_or_nan(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j, piv = lo + 1, hi, arr[lo]
+        while True:
+            i += 1
+            while gt_or_nan(piv, arr[i]):
+                i += 1
+            j -= 1
+            while gt_or_nan(arr[j], piv):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return np.array(arr, dtype=row.dtype), idx
+
+
 @op("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
     variants=_FM)
 def kthvalue(self, k, dim, keepdim):
@@ -139,8 +191,8 @@ def kthvalue(self, k, dim, keepdim):
         raise IndexError(f"kthvalue(): selected number k out of range for dimension {_wrap_dim(dim, max(self._array.ndim, 1))}")
 
     def pick(r):
-        order = np.argsort(r, kind="stable")
-        return r[order[k - 1]], order[k - 1]
+        values, indices = _quick_select(r, k - 1)
+        return values[k - 1], indices[k - 1]
     if self._array.ndim == 0:
         return _zero_dim_pair(self)
     return _select_along(self, dim, keepdim, pick, "kthvalue")
@@ -190,11 +242,19 @@ derivatives(nanmedian_dim, _VALUE_SELECTING, output_differentiability=[True, Fal
 
 
 def _mode_pick(r):
-    # the smallest of the most frequent values; its index: the last occurrence (torch's CPU kernel)
-    vals, counts = np.unique(r, return_counts=True)
-    v = vals[int(np.argmax(counts))]
-    where = np.flatnonzero(r == v) if not (r.dtype.kind in "fc" and np.isnan(v)) else np.flatnonzero(np.isnan(r))
-    return v, where[-1]
+    """TensorCompare.cpp's mode kernel: (value, index) pairs std::sort-ed by value; the first run
+    of the largest count wins, and its index is the run's last pair's."""
+    keys = r.tolist()
+    order = std_sort_order(keys, lambda x, y: x < y) if len(set(keys)) < len(keys) else \
+        sorted(range(len(keys)), key=keys.__getitem__)
+    best, best_freq, freq = order[0], 0, 0
+    for i, j in enumerate(order):
+        freq += 1
+        if i == len(order) - 1 or keys[j] != keys[order[i + 1]]:
+            if freq > best_freq:
+                best, best_freq = j, freq
+            freq = 0
+    return r[best], best
 
 
 @op("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", variants=_FM)
@@ -234,7 +294,7 @@ def diff(self, n, dim, prepend, append):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     x = self
-    if n == 0 and prepend is None and append is None:  # a copy (torch: empty_like + copy_)
+    if n == 0:  # a copy, prepend and append unused (torch: empty_like + copy_)
         return _P("empty_like")(self).copy_(self)
     if prepend is not None or append is not None:
         parts = ([prepend] if prepend is not None else []) + [self] + ([append] if append is not None else [])
@@ -406,65 +466,88 @@ derivatives(addbmm, {"self": "maybe_multiply(grad, beta.conjugate())",
 
 # -- trapezoid rules -----------------------------------------------------------------------------------
 
-@decomposed("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor")
-def trapezoid_dx(y, dx, dim):
-    return _trapz_impl(y, None, dx, dim)
-
-
 @decomposed("trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor")
 def trapezoid_x(y, x, dim):
-    return _trapz_impl(y, x, None, dim)
+    return _trapezoid_x(y, x, dim)
+
+
+@decomposed("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor")
+def trapezoid_dx(y, dx, dim):
+    return _trapezoid_dx(y, dx, dim)
 
 
 @decomposed("trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor")
 def trapz_x(y, x, dim):
-    return _trapz_impl(y, x, None, dim)
+    return _trapezoid_x(y, x, dim)
 
 
 @decomposed("trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor")
 def trapz_dx(y, dx, dim):
-    return _trapz_impl(y, None, dx, dim)
+    return _trapezoid_dx(y, dx, dim)
 
 
-def _trapz_impl(y, x, dx, dim):
-    # ATen/native/Integration.cpp: do_trapezoid
-    d = _wrap_dim(dim, y.dim())
-    if y.shape[d] == 0:
-        return _P("zeros_like")(y.sum(d))
-    left, right = y.slice(d, 0, y.shape[d] - 1), y.slice(d, 1, None)
-    if x is None:
-        return _P("mul").Scalar((left + right).sum(d), dx / 2.)
+# ATen/native/Integration.cpp, in its order of operations
+
+def _div_scalar(t, v):
+    """C++'s ``t / 2.``: aten::div.Scalar (DivBackward1)."""
+    return _P("div").Scalar(t, v)
+
+def _zeros_like_except(y, dim):
+    sizes = list(y.shape)
+    del sizes[_wrap_dim(dim, y.dim())]
+    return _P("zeros")(sizes, dtype=y.dtype, device=y.device)
+
+
+def _x_differences(y, x, dim, name):
+    """x viewed against y (a 1-D x along dim, a shorter x padded in front), differenced along dim."""
+    if y.dtype is D.bool or x.dtype is D.bool:
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
     if x.dim() == 1:
-        if x.shape[0] != y.shape[d]:
-            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
-        view = [1] * y.dim()
-        view[d] = x.shape[0]
-        dxs = x.diff().view([s if i != d else s - 1 for i, s in enumerate(view)])
-    else:
-        dxs = x.diff(dim=dim)
-    return _P("div").Scalar((dxs * (left + right)).sum(d), 2.)
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        sizes = [1] * y.dim()
+        sizes[dim] = x.shape[0]
+        x = x.view(sizes)
+    elif x.dim() < y.dim():
+        x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
+    return x.slice(dim, 1) - x.slice(dim, 0, -1)
 
 
-@decomposed("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor")
-def cumulative_trapezoid_dx(y, dx, dim):
-    d = _wrap_dim(dim, y.dim())
-    left, right = y.slice(d, 0, max(y.shape[d] - 1, 0)), y.slice(d, 1, None)
-    return _P("mul").Scalar(left + right, dx / 2.).cumsum(d)
+def _check_dx(y, dx, name):
+    if y.dtype is D.bool:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    if isinstance(dx, (bool, complex)):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+    return float(dx)
+
+
+def _trapezoid_x(y, x, dim):
+    dim = _wrap_dim(dim, y.dim())
+    if y.shape[dim] == 0:  # no samples: 0, as NumPy
+        return _zeros_like_except(y, dim)
+    dx = _x_differences(y, x, dim, "trapezoid")
+    return _div_scalar((dx * (y.slice(dim, 1) + y.slice(dim, 0, -1))).sum(dim), 2.)
+
+
+def _trapezoid_dx(y, dx, dim):
+    if y.shape[_wrap_dim(dim, y.dim())] == 0:
+        return _zeros_like_except(y, dim)
+    dx = _check_dx(y, dx, "trapezoid")
+    # a constant dx: dx * (sum of y - (first + last) / 2)
+    return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
 
 
 @decomposed("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor")
 def cumulative_trapezoid_x(y, x, dim):
-    d = _wrap_dim(dim, y.dim())
-    left, right = y.slice(d, 0, max(y.shape[d] - 1, 0)), y.slice(d, 1, None)
-    if x.dim() == 1:
-        if x.shape[0] != y.shape[d]:
-            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
-        view = [1] * y.dim()
-        view[d] = max(x.shape[0] - 1, 0)
-        dxs = x.diff().view(view)
-    else:
-        dxs = x.diff(dim=dim)
-    return _P("div").Scalar((dxs * (left + right)).cumsum(d), 2.)
+    dim = _wrap_dim(dim, y.dim())
+    dx = _x_differences(y, x, dim, "cumulative_trapezoid")
+    return _div_scalar((dx * (y.slice(dim, 0, -1) + y.slice(dim, 1))).cumsum(dim), 2.)
+
+
+@decomposed("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor")
+def cumulative_trapezoid_dx(y, dx, dim):
+    dx = _check_dx(y, dx, "cumulative_trapezoid")
+    return (dx / 2. * (y.slice(dim, 0, -1) + y.slice(dim, 1))).cumsum(dim)
 
 
 # -- renorm -------------------------------------------------------------------------------------------
@@ -506,8 +589,33 @@ def einsum(equation, tensors, path):
             break
     wide = np.float32 if dt == D.float16 else dt.np
     arrays = [t._array.astype(wide, copy=False) for t in tensors]
+    eq = _sum_unlisted_ellipsis(eq, arrays)
+    if len(tensors) == 1 and dt.category <= 1 and "->" in eq and \
+            set(eq.split("->")[0]) - set(eq.split("->")[1]) - {"."}:
+        dt = D.int64  # one operand with dims summed out: torch's einsum calls sum (ints -> int64)
     try:
         r = np.einsum(eq, *arrays, optimize=len(arrays) > 2)
     except ValueError as e:
         raise RuntimeError(f"einsum(): {e}") from None
     return _fresh(np.array(r, dtype=dt.np, order="C"), dt, tensors[0].device)
+
+
+def _sum_unlisted_ellipsis(eq, arrays):
+    """An explicit output without '...' sums the inputs' ellipsis dims in torch; NumPy refuses
+    it, so the ellipsis dims are spelt out with unused letters (aligned from the right)."""
+    if "->" not in eq or "..." not in eq:
+        return eq
+    lhs, out = eq.split("->")
+    if "..." in out:
+        return eq
+    ops = lhs.split(",")
+    if len(ops) != len(arrays):
+        return eq
+    counts = [a.ndim - (len(o) - 3) if "..." in o else 0 for o, a in zip(ops, arrays)]
+    spare = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in eq]
+    n = max(counts)
+    if n <= 0 or n > len(spare):
+        return eq
+    letters = spare[:n]
+    ops = [o.replace("...", "".join(letters[n - c:]) if c > 0 else "") for o, c in zip(ops, counts)]
+    return ",".join(ops) + "->" + out
