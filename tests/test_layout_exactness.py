@@ -39,6 +39,7 @@ def _make(lib, shape, perm, step, dtype):
 
 CASES = {
     "neg": lambda L, t: t.neg(), "isinf": lambda L, t: t.isinf(), "isfinite": lambda L, t: t.isfinite(),
+    "isnan_int": lambda L, t: t.int().isnan(),
     "isinf_int": lambda L, t: t.int().isinf(), "isfinite_int": lambda L, t: t.int().isfinite(),
     "nan_to_num": lambda L, t: t.nan_to_num(), "deg2rad": lambda L, t: t.deg2rad(),
     "deg2rad_int": lambda L, t: t.int().deg2rad(), "frexp": lambda L, t: t.frexp()[0],

@@ -41,9 +41,9 @@ def _predicate(fn, integral_value, steps):
     TensorCompare.cpp, and the result has the layout of the last step: ``steps(shape, strides)``
     gives it."""
     def kernel(self):
-        if self.dtype.category <= 1:
+        if self.dtype.category <= 1 and fn is not np.isnan:  # (isnan is self != self for all)
             return like_result(xp_of(self).full(self.shape_tuple, integral_value), D.bool, self.device, self)
-        arr = fn(self._array)
+        arr = fn(self._array) if self.dtype.category > 1 else xp_of(self).full(self.shape_tuple, False)
         shape = self.shape_tuple
         return wrap_strided(arr, D.bool, self.device, steps(shape, self.stride()))
     return kernel
