@@ -38,6 +38,7 @@ globals().update(_ALIASES)
 
 _operators.install()
 _install_ops(globals())
+_segment_reduce = segment_reduce  # noqa: F821  (torch._segment_reduce is torch.segment_reduce)
 
 if TYPE_CHECKING:
     # what the two lines above install at run time, for type checkers: the op table's functions

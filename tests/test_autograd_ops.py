@@ -134,6 +134,9 @@ KNOWN_GAPS = {
     'nn.functional.triplet_margin_with_distance_loss': "op_db passes torch's own distance function, which reftrace cannot call",
     'nn.functional.embedding_bag': 'embedding_bag is not routed to _embedding_bag (whose backward exists)',
     'nn.functional.grid_sample': "grid_sampler_2d_backward is not implemented yet (and torch's node is GridSampler2DBackward0)",
+    'grid_sampler_2d': "grid_sampler_2d_backward is not implemented yet (the formula is declared)",
+    'grid_sampler_3d': "grid_sampler_3d_backward is not implemented yet (the formula is declared)",
+    '_segment_reduce': "_segment_reduce_backward is not implemented yet (the formula is declared)",
     'nn.functional.kl_div': "composite in torch (its grad_fn is MulBackward0): reftrace's decomposition is not ported yet",
 }
 
