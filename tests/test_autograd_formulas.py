@@ -33,6 +33,7 @@ WAITING = frozenset("""
     householder_product_backward linalg_lstsq_backward linalg_lu_backward lu_factor_ex_backward
     linalg_lu_solve_LU linalg_matrix_exp_differential pinv_backward linalg_qr_backward
     linalg_solve_triangular_backward lu_unpack_backward ormqr_backward triangular_solve_backward
+    _segment_reduce_backward
 """.split())
 
 
