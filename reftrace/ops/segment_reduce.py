@@ -41,7 +41,8 @@ def _check(data, reduce, lengths, indices, offsets, axis, unsafe):
                            "(Could this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
     if axis != segs.ndim - 1:
-        raise RuntimeError(f"Expected axis to be the last dimension of {name} but got {axis}.")
+        raise RuntimeError(f"segment_reduce(): Expected axis to be the last dimension of {name} "
+                           f"but got {axis}.")
     if lengths is not None and not unsafe:
         a = lengths._array
         if a.size and a.min() < 0:
