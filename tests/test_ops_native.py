@@ -241,3 +241,31 @@ def test_grid_sampler_errors():
           sample((1, 2, 2, 2), "int64"))
     check(lambda m, x, g: m.grid_sampler_3d(x, g, 0, 0, False), sample((1, 1, 2, 2, 2), "int64"),
           sample((1, 2, 2, 2, 3), "int64"))
+
+
+# -- svd_lowrank, pca_lowrank ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(6, 4), (3, 7), (2, 5, 4)])
+def test_svd_lowrank_reconstructs(shape):
+    """The bases come from a random projection (reftrace's generator is not torch's): compared are
+    the shapes, dtypes, strides, the singular values (q >= rank: exact) and U diag(S) V^H."""
+    torch = pytest.importorskip("torch", exc_type=ImportError)
+    a = sample(shape[:-1] + (2,)).astype(np.float64)
+    b = sample(shape[:-2] + (shape[-1], 2), seed=1).astype(np.float64)
+    for name, kwargs in (("svd_lowrank", {"q": 3}), ("pca_lowrank", {"q": 2, "center": False}),
+                         ("pca_lowrank", {})):
+        outs = []
+        for m in (torch, reftrace):
+            A = m.from_numpy(a) @ m.from_numpy(b).mT
+            U, S, V = getattr(m, name)(A, **kwargs)
+            outs.append([(tuple(t.shape), str(t.dtype), t.stride()) for t in (U, S, V)] +
+                        [(U * S.unsqueeze(-2)) @ V.mT, S[..., :2]])
+        th, rt = outs
+        assert rt[:3] == th[:3]
+        np.testing.assert_allclose(rt[3].numpy(), th[3].numpy(), atol=1e-10)   # U S V^H
+        np.testing.assert_allclose(rt[4].numpy(), th[4].numpy(), atol=1e-10)   # S (rank 2)
+
+
+def test_pca_lowrank_errors():
+    check(lambda m, x: m.pca_lowrank(x, q=5), sample((3, 4)))
+    check(lambda m, x: m.pca_lowrank(x, niter=-1), sample((3, 4)))

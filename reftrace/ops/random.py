@@ -93,8 +93,14 @@ def _rand(size, dtype, layout, device, pin_memory, generator=None):
 
 def _randn(size, dtype, layout, device, pin_memory, generator=None):
     dt = _dtype(dtype)
+    rng = _rng(device or CPU, generator)
+    if dt.is_complex:
+        # ATen's normal_ of a complex tensor: its view_as_real drawn with std 1/sqrt(2)
+        real = D.float64 if dt is D.complex128 else D.float32
+        pairs = _normal(rng, list(size) + [2], real) * real.np.type(1 / np.sqrt(2))
+        return _new(np.ascontiguousarray(pairs).view(dt.np)[..., 0], dt, device)
     _float_only(dt, "normal_kernel_cpu")
-    return _new(_normal(_rng(device or CPU, generator), size, dt), dt, device)
+    return _new(_normal(rng, size, dt), dt, device)
 
 
 def _randint(low, high, size, dtype, layout, device, pin_memory, generator=None):
