@@ -269,3 +269,62 @@ def test_svd_lowrank_reconstructs(shape):
 def test_pca_lowrank_errors():
     check(lambda m, x: m.pca_lowrank(x, q=5), sample((3, 4)))
     check(lambda m, x: m.pca_lowrank(x, niter=-1), sample((3, 4)))
+
+
+# -- stft, istft ------------------------------------------------------------------------------------
+
+def _hann(m, n):
+    return m.from_numpy(np.hanning(n + 1)[:-1].astype(np.float32))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"n_fft": 10, "return_complex": True},
+    {"n_fft": 8, "hop_length": 3, "return_complex": False},
+    {"n_fft": 7, "center": False, "return_complex": True},
+    {"n_fft": 16, "hop_length": 4, "win_length": 10, "normalized": True, "return_complex": True},
+    {"n_fft": 8, "pad_mode": "constant", "onesided": False, "return_complex": True},
+    {"n_fft": 8},                                                     # error: return_complex
+    {"n_fft": 64, "center": False, "return_complex": True},          # error: n_fft > length
+    {"n_fft": 8, "center": True, "align_to_window": True, "return_complex": True},  # error
+])
+def test_stft(kwargs):
+    check(lambda m, x: m.stft(x, **kwargs), sample((40,)))
+    check(lambda m, x: x.stft(**kwargs), sample((3, 40)))
+    if "win_length" not in kwargs:
+        check(lambda m, x: m.stft(x, window=_hann(m, kwargs["n_fft"]), **kwargs), sample((40,)))
+
+
+def test_stft_complex_and_errors():
+    check(lambda m, x: m.stft(x, 8, return_complex=True, center=False), sample((30,), "complex64"))
+    check(lambda m, x: m.stft(x, 8, onesided=True, return_complex=True), sample((30,), "complex64"))
+    check(lambda m, x: m.stft(x, 4, window=m.ones(3), center=False, return_complex=True),
+          sample((10,)))
+    check(lambda m, x: m.stft(x, 4, hop_length=0, center=False, return_complex=True), sample((10,)))
+    check(lambda m, x: m.stft(x, 4, center=False, return_complex=True), sample((2, 2, 10)))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"n_fft": 10}, {"n_fft": 8, "onesided": False}, {"n_fft": 8, "center": False},
+    {"n_fft": 8, "length": 30}, {"n_fft": 8, "length": 60}, {"n_fft": 8, "normalized": True},
+    {"n_fft": 8, "hop_length": 3, "win_length": 6},
+    {"n_fft": 8, "onesided": False, "return_complex": True},
+    {"n_fft": 8, "return_complex": True},                            # error: onesided
+    {"n_fft": 8, "hop_length": 9},                                   # error
+])
+def test_istft(kwargs):
+    spectrum = sample((40,)).astype(np.float64)
+    n_fft = kwargs["n_fft"]
+
+    def fn(m, x):
+        spec = m.stft(x, n_fft, window=_hann(m, n_fft).double(), return_complex=True,
+                      onesided=not kwargs.get("onesided") is False)
+        return m.istft(spec, window=_hann(m, kwargs.get("win_length", n_fft)).double(),
+                       **kwargs)
+    check(fn, spectrum, atol=1e-10, rtol=1e-7)
+
+
+def test_istft_errors():
+    check(lambda m, x: m.istft(x, 8), sample((5, 4)))
+    check(lambda m, x: m.istft(x, 8, window=m.zeros(8)), sample((5, 4), "complex64"))
+    check(lambda m, x: m.istft(x, 8, window=m.ones(3)), sample((5, 4), "complex64"))
+    check(lambda m, x: x.istft(8, onesided=False), sample((2, 8, 4), "complex64"))
