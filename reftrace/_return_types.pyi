@@ -144,6 +144,10 @@ class log_sigmoid_forward(NamedTuple):
     output: Tensor
     buffer: Tensor
 
+class multilabel_margin_loss_forward(NamedTuple):
+    output: Tensor
+    is_target: Tensor
+
 class aminmax(NamedTuple):
     min: Tensor
     max: Tensor

@@ -155,7 +155,8 @@ class Tensor(_TensorMethods):
 
     def is_contiguous(self, memory_format: Optional[_Enum] = None) -> bool:
         if memory_format is not None and memory_format.name != "contiguous_format":
-            return _is_channels_last(self.shape_tuple, self.stride())
+            rank = 5 if memory_format.name == "channels_last_3d" else 4
+            return _is_channels_last(self.shape_tuple, self.stride(), rank)
         return self._stride is None or _is_contiguous(self._array.shape, self._stride)
 
     def element_size(self) -> int:
@@ -620,11 +621,12 @@ def _wrap_dim(dim, ndim):
 
 
 def _is_contiguous(shape, strides):
-    # torch ignores the strides of size-1 dims; an empty tensor is contiguous
+    # torch ignores the strides of size-1 dims; an empty tensor is contiguous whatever its
+    # strides (c10's compute_contiguous returns early when numel is 0)
+    if 0 in shape:
+        return True
     expected = 1
     for size, stride in zip(reversed(shape), reversed(strides)):
-        if size == 0:
-            return True
         if size != 1:
             if stride != expected:
                 return False
@@ -632,15 +634,17 @@ def _is_contiguous(shape, strides):
     return True
 
 
-def _is_channels_last(shape, strides):
-    if len(shape) != 4:
+def _is_channels_last(shape, strides, rank=4):
+    # c10's compute_channels_last_contiguous_2d/_3d: channels fastest, then the spatial dims
+    # from the last, then the batch; size-1 dims' strides are ignored
+    if len(shape) != rank:
         return False
-    n, c, h, w = shape
     expected = 1
-    for d in (1, 3, 2, 0):
-        if shape[d] != 1 and strides[d] != expected:
-            return False
-        expected *= shape[d]
+    for d in [1] + list(range(rank - 1, 1, -1)) + [0]:
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
     return True
 
 

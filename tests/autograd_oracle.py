@@ -30,6 +30,13 @@ def to_reftrace(v):
         return {k: to_reftrace(e) for k, e in v.items()}
     if torch is not None and isinstance(v, (torch.dtype, torch.memory_format)):
         return getattr(reftrace, str(v).replace("torch.", ""))
+    if torch is not None and isinstance(v, torch.nn.PairwiseDistance):
+        # op_db passes this module as triplet_margin_with_distance_loss's distance_function
+        return reftrace.nn.PairwiseDistance(v.norm, v.eps, v.keepdim)
+    if torch is not None and isinstance(v, torch.nn.LinearCrossEntropyOptions):
+        import dataclasses
+        return reftrace.nn.LinearCrossEntropyOptions(
+            **{f.name: to_reftrace(getattr(v, f.name)) for f in dataclasses.fields(v)})
     return v
 
 

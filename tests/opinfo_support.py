@@ -161,6 +161,11 @@ def reftrace_op(opinfo):
         target = getattr(target, part, None)
         if target is None:
             break
+    if target is None and getattr(op, "__qualname__", "").startswith("Tensor.") \
+            and hasattr(reftrace.Tensor, op.__name__):
+        # torch._tensor's Python operators (Tensor.__rmod__), called unbound as OpInfo does:
+        # their self may be a Python number
+        return getattr(reftrace.Tensor, op.__name__)
     if target is None and opinfo.method_variant is not None:
         name = opinfo.name
         if not hasattr(reftrace.Tensor, name):

@@ -22,6 +22,11 @@ def fill(module):
         for i, p in enumerate(module.parameters()):
             p.copy_(torch.linspace(-1, 1, p.numel()).reshape(p.shape) * (0.5 + 0.1 * i) + 0.05)
     return module
+def fill_full_rank(module):  # (orthogonal: the QR of a rank-deficient matrix is rounding noise)
+    with torch.no_grad():
+        for i, p in enumerate(module.parameters()):
+            p.copy_(torch.cos(torch.linspace(0, 7 + i, p.numel()) ** 2).reshape(p.shape))
+    return module
 def fix_uv(*vectors):
     with torch.no_grad():
         for i, t in enumerate(vectors):
@@ -222,6 +227,55 @@ except ValueError as e:
 P.remove_parametrizations(m, "weight", leave_parametrized=False)
 print(type(m).__name__, values(m.weight))
 print(hasattr(torch.nn.utils.parametrizations, "spectral_norm"), hasattr(torch.nn.utils, "weight_norm"))
+""",
+    "orthogonal_maps": """
+fill = fill_full_rank
+# square weights: matrix_exp (the default), cayley, householder; their state, values, traces
+O = torch.nn.utils.parametrizations.orthogonal
+for kind in (None, "cayley", "householder"):
+    m = O(fill(nn.Linear(3, 3)), orthogonal_map=kind)
+    print(kind, m.parametrizations.weight[0].orthogonal_map)
+    show_state(m)
+    w = m.weight
+    print(values(w, 4), torch.allclose(w.T @ w, torch.eye(3), atol=1e-5))
+    x = torch.linspace(-2, 2, 6).reshape(2, 3)
+    traced = torch.jit.trace(m, x)
+    show(traced, "parametrizations.weight")
+    loss = m(x).square().sum()
+    loss.backward()
+    print(values(m.parametrizations.weight.original.grad, 4))
+print(m)
+""",
+    "orthogonal_rectangular_and_errors": """
+fill = fill_full_rank
+O = torch.nn.utils.parametrizations.orthogonal
+# no trivialization: the householder reflectors are the stored original (geqrf of the weight)
+for shape in ((5, 3), (3, 5)):
+    m = O(fill(nn.Linear(shape[1], shape[0])), use_trivialization=False)
+    print(shape, m.parametrizations.weight[0].orthogonal_map, hasattr(m.parametrizations.weight[0], "base"))
+    show_state(m)
+    w = m.weight
+    print(values(w, 4))
+    m(torch.linspace(-1, 1, 2 * shape[1]).reshape(2, shape[1])).square().sum().backward()
+    print(values(m.parametrizations.weight.original.grad, 4))
+    traced = torch.jit.trace(m, torch.ones(2, shape[1]))
+    show(traced, "parametrizations.weight")
+# a batch of square matrices (a plain module holding a 3-d parameter)
+class Holder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.cos(torch.linspace(0, 9, 18) ** 2).reshape(2, 3, 3))
+h = O(Holder(), orthogonal_map="cayley")
+print(values(h.weight, 4))
+for call in (lambda: O(nn.Linear(3, 3), name="nothing"),
+             lambda: O(nn.BatchNorm1d(3)),
+             lambda: O(nn.Linear(3, 3), orthogonal_map="qr"),
+             lambda: O(nn.Linear(3, 3), orthogonal_map="cayley", use_trivialization=False),
+             lambda: setattr(O(fill(nn.Linear(3, 3))), "weight", torch.ones(2, 2))):
+    try:
+        call()
+    except (ValueError, NotImplementedError) as e:
+        print(type(e).__name__ + ":", e)
 """,
     "set_storage": """
 # Tensor.set_: what parametrize uses to store a new value into an existing original

@@ -28,11 +28,8 @@ def _read_names(tree):
 WAITING = frozenset("""
     grid_sampler_2d_backward grid_sampler_3d_backward
     fft_r2c_backward fft_c2r_backward
-    linalg_det_backward slogdet_backward linalg_eig_backward linalg_solve_backward svd_backward
-    cholesky_backward cholesky_inverse_backward cholesky_solve_backward
-    householder_product_backward linalg_lstsq_backward linalg_lu_backward lu_factor_ex_backward
-    linalg_lu_solve_LU linalg_matrix_exp_differential pinv_backward linalg_qr_backward
-    linalg_solve_triangular_backward lu_unpack_backward ormqr_backward triangular_solve_backward
+    linalg_lu_backward lu_factor_ex_backward linalg_lu_solve_LU
+    lu_unpack_backward ormqr_backward
     _segment_reduce_backward
 """.split())
 

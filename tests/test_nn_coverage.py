@@ -16,16 +16,10 @@ import reftrace.nn.functional
 
 MISSING = {
     # classes
-    "CTCLoss": "not yet: aten::ctc_loss (the alpha recursion) is not implemented",
-    "AdaptiveLogSoftmaxWithLoss": "not yet: its forward needs index_copy_ and a cluster loop",
-    "LinearCrossEntropyLoss": "not yet: new in torch 2.13 (F.linear_cross_entropy with options)",
-    "LinearCrossEntropyOptions": "not yet: new in torch 2.13 (goes with LinearCrossEntropyLoss)",
     # functions
     "grouped_mm": "out of scope: CUDA/float8 only (issue 11)",
     "scaled_mm": "out of scope: CUDA/float8 only (issue 11)",
     "scaled_grouped_mm": "out of scope: CUDA/float8 only (issue 11)",
-    "ctc_loss": "not yet: aten::ctc_loss is not implemented",
-    "linear_cross_entropy": "not yet: new in torch 2.13",
 }
 # names torch.nn.functional exposes that are not part of its API (imports, typing helpers)
 NOT_API = {"Optional", "Callable", "boolean_dispatch", "handle_torch_function",

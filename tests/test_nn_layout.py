@@ -68,3 +68,20 @@ def test_channels_last_model_trace():
     assert graphs[0] == graphs[1]
     assert "Float(2, 8, 6, 6, strides=[288, 1, 48, 8]" in graphs[1]  # the conv output, channels last
     assert_same(outs[0], outs[1], atol=1e-5)
+
+
+@pytest.mark.parametrize("fn, x_shape, w_shape, kw", [
+    ("conv2d", (1, 3, 6, 6), (4, 3, 3, 3), {}),
+    ("conv2d", (1, 4, 6, 6), (4, 1, 3, 3), {"groups": 4}),
+    ("conv2d", (2, 3, 6, 6), (4, 3, 1, 1), {}),
+    ("conv2d", (1, 3, 6, 6), (4, 3, 3, 3), {"padding": "same"}),
+    ("conv_transpose2d", (1, 3, 6, 6), (3, 2, 2, 2), {})])
+@pytest.mark.parametrize("x_cl, w_cl", [(0, 0), (0, 1), (1, 0), (1, 1)])
+def test_conv_result_layout_follows_input_or_weight(fn, x_shape, w_shape, kw, x_cl, w_cl):
+    """A channels-last weight (convert_conv2d_weight_memory_format) makes the result
+    channels-last too, as torch's CPU convolution does."""
+    def run(m, x, w):
+        x = x.contiguous(memory_format=m.channels_last) if x_cl else x
+        w = w.contiguous(memory_format=m.channels_last) if w_cl else w
+        return getattr(m.nn.functional, fn)(x, w, **kw)
+    check(run, sample(x_shape, seed=1), sample(w_shape, seed=2), atol=1e-5, rtol=1e-5)

@@ -3,9 +3,11 @@ against reftrace: each sample input's result (values, dtype, strides) or error m
 torch's. The default run takes the first few float32 samples of every entry; set
 REFTRACE_OPINFO_ALL=1 for every sample.
 
-Entries left out are listed with the reason: random results (dropout & co), functions of the
-sequence layers (another branch), or samples that pass torch callables as arguments.
+Entries left out are listed with the reason (random results: dropout & co). Tensors keep torch's
+layout (channels-last, and the strides of empty tensors); a parameterless torch layer passed as an
+argument becomes reftrace's.
 """
+import dataclasses
 import os
 import warnings
 
@@ -27,18 +29,6 @@ RANDOM = {"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
           # their samples draw the pooling intervals at random (tests/test_nn_pooling.py
           # passes _random_samples instead)
           "fractional_max_pool2d", "fractional_max_pool3d"}
-SKIP = {
-    "triplet_margin_with_distance_loss": "its samples pass torch functions as distance_function",
-    "max_unpool2d": "3 samples: torch writes a channels-last result for a contiguous input "
-                    "(not modelled yet)",
-    "max_unpool1d": "as max_unpool2d (it is max_unpool2d on an unsqueezed input)",
-    "max_unpool3d": "as max_unpool2d",
-    "rms_norm": "one sample: a size-1 dim's stride differs (1 vs 0) in a broadcast weight",
-    "local_response_norm": "the empty sample returns the input, whose strides reftrace "
-                           "prints as zeros (the empty-tensor stride convention, elsewhere)",
-    "hardtanh": "an empty sample's strides (empty-tensor stride convention, elsewhere)",
-    "relu6": "an empty sample's strides (empty-tensor stride convention, elsewhere)",
-}
 ALL = os.environ.get("REFTRACE_OPINFO_ALL") == "1"
 PER_OP = None if ALL else 3
 
@@ -48,13 +38,16 @@ def _entries():
         if not info.name.startswith("nn.functional."):
             continue
         fname = info.name.split(".")[2]
-        if fname in RANDOM or fname in SKIP or not hasattr(reftrace.nn.functional, fname):
+        if fname in RANDOM or not hasattr(reftrace.nn.functional, fname):
             continue
         yield pytest.param(info, fname, id=info.name[len("nn.functional."):])
 
 
 def _convert(v):
     if isinstance(v, torch.Tensor):
+        if v.numel() == 0:  # (NumPy gives an empty array zero strides: keep torch's)
+            return reftrace.empty_strided(tuple(v.shape), v.stride(),
+                                          dtype=_convert(v.dtype)).requires_grad_(v.requires_grad)
         t = reftrace.from_numpy(v.detach().numpy().copy())
         for rank, fmt in ((4, "channels_last"), (5, "channels_last_3d")):
             if v.dim() == rank and v.is_contiguous(memory_format=getattr(torch, fmt)) \
@@ -67,6 +60,17 @@ def _convert(v):
         return getattr(reftrace, str(v).split(".")[1])
     if isinstance(v, torch.Size):
         return tuple(v)
+    if isinstance(v, torch.nn.Module) and not list(v.parameters()):
+        # a parameterless layer passed as an argument (triplet_margin_with_distance_loss's
+        # PairwiseDistance()): reftrace's layer of that class, with the same settings
+        m = getattr(reftrace.nn, type(v).__name__)()
+        for k, val in vars(v).items():
+            if not k.startswith("_") and k != "training":
+                setattr(m, k, _convert(val))
+        return m
+    if isinstance(v, torch.nn.LinearCrossEntropyOptions):  # a dataclass of plain fields and dtypes
+        return reftrace.nn.LinearCrossEntropyOptions(
+            **{f.name: _convert(getattr(v, f.name)) for f in dataclasses.fields(v)})
     return v
 
 

@@ -37,13 +37,3 @@ def test_reftrace_prints_what_torch_printed(name):
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_golden_is_what_live_torch_prints(name):
     _same(GOLDEN[name], run(torch, name), "torch")
-
-
-def test_orthogonal_is_named_as_missing():
-    import reftrace
-    from reftrace._missing import NotImplementedInReftrace
-    with pytest.raises(NotImplementedInReftrace, match="parametrizations.orthogonal yet: it needs torch.geqrf"):
-        reftrace.nn.utils.parametrizations.orthogonal
-    assert not hasattr(reftrace.nn.utils.parametrizations, "orthogonal")
-    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
-        reftrace.nn.utils.parametrizations.nothing

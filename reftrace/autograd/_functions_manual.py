@@ -835,7 +835,7 @@ def nll_loss_backward(grad, self, target, weight, reduction, ignore_index):
         else _rt.ones(list(target.shape_tuple), dtype=self.dtype)
     w = w.masked_fill(ignored, 0)
     g = grad / w.sum() if reduction == 1 else grad  # 1: mean over the weights of the targets
-    scale = -(w * g)
+    scale = (-(w * g)).masked_fill(ignored, 0)  # ignored targets get 0, even when g is nan
     out = _rt.zeros_like(self)
     return out.scatter(class_dim, t.masked_fill(ignored.unsqueeze(class_dim), 0),
                        scale.unsqueeze(class_dim))
@@ -1201,6 +1201,516 @@ def mvlgamma_backward(grad, self, p):
     args = _rt.arange(-p / 2. + 0.5, 0.5, 0.5, dtype=self.dtype)
     args = args.add(self.unsqueeze(-1))
     return grad * args.digamma_().sum(-1)
+
+
+# -- distances ------------------------------------------------------------------------------------------
+
+def _euclidean_dist_backward(grad, x1, x2, res):
+    if grad is None:
+        return (None, None)
+    # handle case at 0 where we return a subgradient containing 0
+    ratio = grad / res
+    ratio.masked_fill_(res == 0, 0)
+    return (x1 * ratio.sum(-1, True) - ratio.matmul(x2),
+            x2 * ratio.sum(-2, False).unsqueeze(-1) - ratio.mT.matmul(x1))
+
+
+# -- linear algebra: decompositions (FunctionsManual.cpp, in its order) ------------------------------
+
+def cholesky_backward(gL, upper, L):
+    # From cholesky_jvp we have that dL = L\pi(L^{-1}dA(L^-H)). Taking adjoints,
+    # gA = L^{-H}\pi^*((L^HgL).tril())L^{-1} where \pi^*(X) = 0.5 * (X + X^H - diag(X));
+    # tril(L^H gL) = tril(L^H tril(gL)), so gL need not be projected first
+    L_ = L.mH if upper else L
+    gL_ = gL.mH if upper else gL
+    gA = L_.mH.matmul(gL_).tril()
+    # Equivalent to 0.5 * (gA + gA^H - diag(gA))
+    gA = 0.5 * (gA + gA.tril(-1).mH)
+    gA = _rt.linalg_solve_triangular(L_.mH, gA, upper=True, left=True)
+    gA = _rt.linalg_solve_triangular(L_, gA, upper=False, left=False)
+    return gA
+
+
+def cholesky_inverse_backward(grad, L, upper, inverse):
+    grad_L = None
+    if grad is not None:
+        common_term = grad + grad.mH
+        common_term = _rt.matmul(inverse, _rt.matmul(common_term, inverse))
+        if upper:
+            grad_L = -_rt.matmul(L, common_term)
+        else:
+            grad_L = -_rt.matmul(common_term, L)
+    return grad_L
+
+
+def pinv_backward(grad, pinvA, A):
+    m = A.shape[-2]
+    n = A.shape[-1]
+    pinvAh = pinvA.mH
+    gradh = grad.mH
+    # optimization to produce matrices of the smallest dimension
+    if m <= n:
+        K = gradh.matmul(pinvA)
+        KpinvAh = K.matmul(pinvAh)
+        return (-(pinvA.matmul(K)).mH + KpinvAh - (A.matmul(pinvA)).matmul(KpinvAh)
+                + (pinvAh.matmul(pinvA)).matmul(gradh - K.matmul(A)))
+    K = pinvA.matmul(gradh)
+    pinvAhK = pinvAh.matmul(K)
+    return (-(K.matmul(pinvA)).mH + (gradh - A.matmul(K)).matmul(pinvA).matmul(pinvAh)
+            + pinvAhK - pinvAhK.matmul(pinvA).matmul(A))
+
+
+def svd_backward(gU, gS, gVh, U, S, Vh):
+    # Throughout both the real and complex case we assume A has distinct singular values;
+    # if A is rectangular or complex, we assume it's full-rank (see FunctionsManual.cpp)
+    # Trivial case
+    if gS is None and gU is None and gVh is None:
+        return None
+    m = U.shape[-2]
+    n = Vh.shape[-1]
+    # Optimisation for svdvals: gA = U @ diag(gS) @ Vh
+    if gU is None and gVh is None:
+        return (_rt.matmul(U, gS.unsqueeze(-1) * Vh) if m >= n
+                else _rt.matmul(U * gS.unsqueeze(-2), Vh))
+    # At this point, at least one of gU, gVh is defined
+    is_complex = U.is_complex()
+
+    def skew(A):
+        return A - A.mH
+    UhgU = skew(_rt.matmul(U.mH, gU)) if gU is not None else None
+    VhgV = skew(_rt.matmul(Vh, gVh.mH)) if gVh is not None else None
+    # Check for the invariance of the loss function, i.e.
+    # Im(diag(U^H gU)) + Im(diag(V^H gV)) = 0
+    if is_complex:
+        imdiag_UhgU = (_rt.imag(UhgU.diagonal(0, -2, -1)) if gU is not None
+                       else _rt.zeros_like(S))
+        imdiag_VhgV = (_rt.imag(VhgV.diagonal(0, -2, -1)) if gVh is not None
+                       else _rt.zeros_like(S))
+        # Rather lax atol and rtol, as we don't want false positives
+        if not _rt.allclose(imdiag_UhgU, -imdiag_VhgV, rtol=1e-2, atol=1e-2):
+            raise RuntimeError(
+                "svd_backward: The singular vectors in the complex case are specified up to "
+                "multiplication by e^{i phi}. The specified loss function depends on this phase "
+                "term, making it ill-defined.")
+
+    # gA = ((U^H gU) / E) S +  S (((V^H gV) / E) + I o (gS + diag(U^H gU) / (2 * S))
+    # ret holds everything but the diagonal of gA
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    # Any number a != 0 would, as we are just going to use it to compute 0 / a later on
+    E.diagonal(0, -2, -1).fill_(1)
+    if gU is not None:
+        if gVh is not None:
+            gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+        else:
+            gA = (UhgU / E) * S.unsqueeze(-2)
+    else:  # gVh is defined
+        gA = S.unsqueeze(-1) * (VhgV / E)
+    # Fill the diagonal
+    if gS is not None:
+        gA = gA + gS.diag_embed()
+    if is_complex and gU is not None and gVh is not None:
+        gA = gA + (UhgU.diagonal(0, -2, -1) / (2. * S)).diag_embed()
+
+    if m > n and gU is not None:
+        # gA = [UgA + (I_m - UU^H)gU S^{-1}]V^H
+        gA = _rt.matmul(U, gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - _rt.matmul(U, _rt.matmul(U.mH, gUSinv))
+        gA = _rt.matmul(gA, Vh)
+    elif m < n and gVh is not None:
+        #   gA = U[gA V^H + S^{-1} (gV)^H (I_n - VV^H)]
+        gA = _rt.matmul(gA, Vh)
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = gA + SinvgVh - _rt.matmul(_rt.matmul(SinvgVh, Vh.mH), Vh)
+        gA = _rt.matmul(U, gA)
+    else:
+        # gA = U gA V^H
+        gA = (_rt.matmul(U, _rt.matmul(gA, Vh)) if m >= n
+              else _rt.matmul(_rt.matmul(U, gA), Vh))
+    return gA
+
+
+def linalg_eig_backward(gL, gV, L, V, is_hermitian, symeig_eigenvectors=True):
+    # https://arxiv.org/pdf/1701.00392.pdf Eq 4.77. For A = VLV^{-1}:
+    # gA = V^{-H}(diag_embed(gL) + (V^H gV -V^HV diag(real(V^H gV))) / E*)V^H
+    # with E_{ij} = L_j - L_i if i != j, 1 otherwise; the Hermitian case uses V^{-1} = V^H
+    if not symeig_eigenvectors:
+        raise RuntimeError("linalg_eig_backward: torch.symeig(A, eigenvectors=False) is not "
+                           "differentiable. Use torch.linalg.eigvalsh(A) instead.")
+    # Trivial case
+    if gL is None and gV is None:
+        return None
+    # Shortcut for linalg.eigvals/eigvalsh: compute V^-H gL V^H
+    if gV is None:
+        if is_hermitian:
+            return _rt.matmul(V * gL.unsqueeze(-2), V.mH)
+        return _rt.linalg.solve(V.mH, gL.unsqueeze(-1) * V.mH)
+    VhgV = _rt.matmul(V.mH, gV)
+    diag_VhgV = VhgV.diagonal(0, -2, -1)
+    if V.is_complex():
+        # Check invariance of the loss function wrt the transformation
+        # V -> V * e^{i\phi} for an arbitrary phi in RR^n
+        imdiag_VhgV = _rt.imag(diag_VhgV)
+        if not _rt.allclose(imdiag_VhgV, _rt.zeros_like(imdiag_VhgV), rtol=1e-2, atol=1e-2):
+            raise RuntimeError(
+                ("linalg_eigh_backward" if is_hermitian else "linalg_eig_backward")
+                + ": The eigenvectors in the complex case are specified up to multiplication by "
+                "e^{i phi}. The specified loss function depends on this quantity, so it is "
+                "ill-defined.")
+    if is_hermitian:
+        # Project onto the tangent space at the identity of U(n), that is, the
+        # skew-Hermitian matrices
+        VhgV = 0.5 * (VhgV - VhgV.mH)
+    else:
+        # Project onto the tangent space at V^H V of complex matrices with columns of norm 1
+        VhgV = VhgV - _rt.matmul(V.mH, V * _rt.real(diag_VhgV).unsqueeze(-2))
+    Lconj = L.conj()
+    Econj = Lconj.unsqueeze(-2) - Lconj.unsqueeze(-1)
+    Econj.diagonal(0, -2, -1).fill_(1.)
+    gA = VhgV.div_(Econj)
+    if gL is not None:
+        gA.diagonal(0, -2, -1).copy_(gL)
+    # Conjugate by V^{-H}
+    if is_hermitian:
+        return _rt.matmul(V, _rt.matmul(gA, V.mH))
+    return _rt.linalg.solve(V.mH, _rt.matmul(gA, V.mH))
+
+
+def _linalg_solve_is_vector_rhs(input, other):
+    """at::native::linalg_solve_is_vector_rhs: B is a (batch of) vector(s)."""
+    vector_case = other.dim() == 1 or (input.dim() - 1 == other.dim()
+                                       and tuple(other.shape) == tuple(input.shape[:-1]))
+    return vector_case
+
+
+def linalg_lstsq_backward(gX_, gL_, A, B_, X_, grad_input_mask):
+    A_requires_grad = grad_input_mask[0]
+    B_requires_grad = grad_input_mask[1]
+    if ((gX_ is None and (gL_ is None or not gL_.numel()))  # gL_ undefined or of shape [0]
+            or (not A_requires_grad and not B_requires_grad)):
+        return (None, None)
+    vector_case = _linalg_solve_is_vector_rhs(A, B_)
+
+    def vector_to_matrix(X):
+        return X.unsqueeze(-1) if vector_case else X
+
+    def matrix_to_vector(X):
+        return X.squeeze(-1) if vector_case else X
+    B = vector_to_matrix(B_)
+    A_grad_X = B_grad_X = A_grad = B_grad = None
+    if gX_ is not None:  # Gradient from solution
+        gX = vector_to_matrix(gX_)
+        pinvA = _rt.linalg.pinv(A)
+        if A_requires_grad:
+            pinvA_grad = gX.matmul(B.mH)
+            A_grad_X = pinv_backward(pinvA_grad, pinvA, A)
+        if B_requires_grad:
+            # Equivalent to B_grad = linalg_lstsq(A.mH, gX, rcond, driver)[0],
+            # but we avoid this approach as `gelsy` is non-deterministic
+            B_grad_X = matrix_to_vector(pinvA.mH.matmul(gX))
+    if gL_ is not None and gL_.numel():  # Gradient from residuals
+        X = vector_to_matrix(X_)
+        r = A.matmul(X) - B
+        gL = gL_.unsqueeze(-2)
+        if A_requires_grad:
+            A_grad_L = 2 * (gL * r).matmul(X.mH)
+            A_grad = A_grad_X + A_grad_L if A_grad_X is not None else A_grad_L
+        if B_requires_grad:
+            B_grad_L = matrix_to_vector(-2 * gL * r)
+            B_grad = B_grad_X + B_grad_L if B_grad_X is not None else B_grad_L
+    else:  # gX_ is defined
+        A_grad = A_grad_X
+        B_grad = B_grad_X
+    return (A_grad, B_grad)
+
+
+def _parse_qr_mode(mode):
+    if mode == "reduced":
+        return True, True
+    if mode == "complete":
+        return True, False
+    if mode == "r":
+        return False, True
+    raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
+                       "(default), 'r', or 'complete'")
+
+
+def linalg_qr_backward(gQ, gR, Q, R, mode):
+    # Case m >= n: gA = (gQ + syminvadj(triu(gR R^H - Q^H gQ)))R^{-H}
+    # Case m < n: gA = QgR + pi*(Q trilImInv*(Q^H gQ - gR R^H)R_1^{-H})
+    compute_q, reduced = _parse_qr_mode(mode)
+    if not compute_q:
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+            "linalg.qr.")
+    m = Q.shape[-2]
+    n = R.shape[-1]
+    if not (reduced or m <= n):
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    if gQ is None and gR is None:
+        return None
+    if gQ is not None:
+        if gR is not None:
+            gA = gR.matmul(R.mH) - Q.mH.matmul(gQ)
+        else:
+            gA = -Q.mH.matmul(gQ)
+    else:
+        gA = gR.matmul(R.mH)
+    if m >= n:
+        def syminvadj(X):
+            ret = X + X.mH
+            diag = ret.diagonal(0, -2, -1)
+            (_rt.real(diag) if diag.is_complex() else diag).mul_(0.5)
+            return ret
+        gA = Q.matmul(syminvadj(gA.triu()))
+        if gQ is not None:
+            gA = gA + gQ
+        gA = _rt.linalg_solve_triangular(R.mH, gA, upper=False, left=False)
+        return gA
+
+    def trilImInvAdjSkew(X):
+        ret = (X - X.mH).tril()
+        if X.is_complex():
+            _rt.imag(ret.diagonal(0, -2, -1)).mul_(0.5)
+        return ret
+    gA = Q.matmul(trilImInvAdjSkew(-gA))
+    gA = _rt.linalg_solve_triangular(R.narrow(-1, 0, m).mH, gA, upper=False, left=False)
+    shape = list(R.shape)
+    shape[-1] = n - m
+    gA = _rt.cat([gA, gA.new_zeros(shape)], -1)
+    if gR is not None:
+        gA = gA + Q.matmul(gR)
+    return gA
+
+
+def _differential_analytic_matrix_function(self, grad, matrix_function, adjoint):
+    """Mathias, "A Chain Rule for Matrix Functions and Applications" (1996): f applied to the
+    block matrix [[A, grad], [0, A]] has the differential (adjoint=False) or its adjoint
+    (adjoint=True, with A^H) in its upper-right block."""
+    A = self.transpose(-2, -1).conj() if adjoint else self
+    meta_grad_sizes = list(A.shape)
+    meta_grad_sizes[A.dim() - 2] *= 2
+    meta_grad_sizes[A.dim() - 1] *= 2
+    n = A.shape[-1]
+    meta_grad = _rt.zeros(meta_grad_sizes, dtype=grad.dtype, device=grad.device)
+    meta_grad.narrow(-2, 0, n).narrow(-1, 0, n).copy_(A)
+    meta_grad.narrow(-2, n, n).narrow(-1, n, n).copy_(A)
+    meta_grad.narrow(-2, 0, n).narrow(-1, n, n).copy_(grad)
+    return matrix_function(meta_grad).narrow(-2, 0, n).narrow(-1, n, n)
+
+
+def linalg_matrix_exp_differential(self, grad, adjoint):
+    return _differential_analytic_matrix_function(self, grad, _rt.linalg.matrix_exp, adjoint)
+
+
+def triangular_solve_backward(grad_x, grad_m, b, a, x, upper, transpose, unitriangular,
+                              output_mask):
+    grad_b = grad_a = None
+    if grad_x is not None or grad_m is not None:
+        if grad_x is not None:
+            grad_b = grad_x.triangular_solve(a.conj(), upper, not transpose, unitriangular)[0]
+            if output_mask[1]:
+                grad_a = -x.conj().matmul(grad_b.mT) if transpose else -grad_b.matmul(x.mH)
+                if upper:
+                    grad_a = grad_a.triu(int(unitriangular))
+                else:
+                    grad_a = grad_a.tril(-int(unitriangular))
+        if grad_a is None:
+            grad_a = _rt.zeros([1], dtype=a.dtype, device=a.device).expand_as(a)
+        if grad_b is None:
+            grad_b = _rt.zeros([1], dtype=b.dtype, device=b.device).expand_as(b)
+        if output_mask[1] and grad_m is not None:
+            grad_a = grad_a.add(grad_m)
+    return (grad_b, grad_a)
+
+
+def linalg_solve_triangular_backward(grad, A, X, upper, left, unitriangular, output_mask):
+    # Assume left=True for simplicity. If f(A, B) = A^{-1}B, reverse AD gives
+    # gB = A^{-H}gX, gA = -gB X^H, projected onto triangular
+    A_requires_grad = output_mask[0]
+    B_requires_grad = output_mask[1]
+    if grad is None or (not A_requires_grad and not B_requires_grad):
+        return (None, None)
+    # We always need to compute G_B
+    A_H = A.mH
+    G_B = _rt.linalg_solve_triangular(A_H, grad, upper=not upper, left=left,
+                                      unitriangular=unitriangular)
+    if A_requires_grad:
+        X_H = X.mH
+        G_A = -_rt.matmul(G_B, X_H) if left else -_rt.matmul(X_H, G_B)
+        G_A = G_A.triu(int(unitriangular)) if upper else G_A.tril(-int(unitriangular))
+        return (G_A, G_B if B_requires_grad else None)
+    return (None, G_B)
+
+
+def cholesky_solve_backward(grad_x, self, input2, result, upper, output_mask):
+    grad_self = grad_input2 = None
+    if grad_x is not None:
+        grad_self = grad_x.cholesky_solve(input2, upper=upper)
+        if output_mask[1]:
+            common_term = _rt.matmul(grad_self, result.mH)
+            common_term = common_term + common_term.mH
+            if upper:
+                grad_input2 = -_rt.matmul(input2, common_term)
+            else:
+                grad_input2 = -_rt.matmul(common_term, input2)
+    return (grad_self, grad_input2)
+
+
+def _get_epsilon(dtype):
+    """at::native::_get_epsilon: the machine epsilon of a real dtype."""
+    return float(_np.finfo(dtype.np).eps)
+
+
+def _masked_fmap(mask, f1, f2, t, *ts):
+    """Apply f1 where ``mask`` is true and f2 elsewhere (over the batch entries)."""
+    t_masked = t[mask]
+    n = t_masked.numel()
+    if n == t.numel():
+        return f1(t, *ts)
+    if n == 0:
+        return f2(t, *ts)
+    not_mask = mask.logical_not()
+    return (_rt.empty_like(t).index_put_((mask,), f1(t_masked, *(x[mask] for x in ts)))
+            .index_put_((not_mask,), f2(t[not_mask], *(x[not_mask] for x in ts))))
+
+
+def linalg_det_backward(grad, det, A, LU, pivots):
+    if grad is None:
+        return None
+    if A.numel() == 0:  # (the singular case needs A.numel() != 0; torch 2.13 gives A an empty
+        return _rt.zeros_like(A)  # gradient here, not an undefined one)
+    # The gradient G is the matrix solving A.mH G = det(A).conj() * grad * I
+    d_diag = grad * det.conj()
+    # Optimisation, Make it F-transposed as it's what lu_solve expects
+    d = _rt.diag_embed(d_diag.unsqueeze(-1).expand_as(pivots)).mT
+    eps = _get_epsilon(LU.dtype.to_real() if LU.dtype.is_complex else LU.dtype)
+    # Optimisation if we are not going to compute higher-order gradients
+    if not _rt.is_grad_enabled():
+        # The formula is given by the solution of AX = det.conj() * det * I when A is
+        # invertible; det is C^1, so if it's not invertible, we can apply a perturbation to the
+        # LU decomposition and use the resulting matrix as a non-singular approximation
+        LU_ = LU + _rt.diag_embed(_rt.where(LU.diagonal(0, -2, -1) == 0., eps, 0.))
+        use_A_T = A.is_contiguous() and not A.is_complex()
+        return _rt.linalg.lu_solve(LU_, pivots, d, left=True, adjoint=not use_A_T)
+    # If we want to compute higher-order gradients, we need to recompute the LU decomposition
+    # so that autograd computes the correct gradients wrt to A (cf. solve_backward)
+
+    def non_singular(A, d, grad):
+        return _rt.linalg.solve(A.mH, d)
+
+    # The derivative may be then computed explicitly by noting that the gradient of the
+    # derivative of the determinant is given in terms of the adjugate of a matrix (see
+    # https://nhigham.com/2020/06/16/what-is-the-adjugate-of-a-matrix/)
+    def singular(A, d, grad):
+        U, S, Vh = _rt.linalg.svd(A)
+        alpha = (_rt.linalg.det(U) * _rt.linalg.det(Vh)).conj() * grad
+        D = _prod_safe_zeros_backward(alpha.unsqueeze(-1), S, S.dim() - 1)
+        return (U * D.unsqueeze(-2)).matmul(Vh)
+
+    # We could use the singular formula for all inputs but we try to filter out some inputs
+    # via the masking, as computing an SVD is about 100 times slower than an lu_solve
+    return _masked_fmap(det.abs() < 100. * eps, singular, non_singular, A, d, grad)
+
+
+def slogdet_backward(grad_sign, grad_logabsdet, A, signdet, LU, pivots):
+    # (d slogabs)*_A(g_sign, g_abs) = (g_abs - g_sign.conj() * sgn) * A^{-H}
+    if grad_sign is None and grad_logabsdet is None:
+        return None
+    is_complex = A.is_complex()
+    # In the real case grad_sign is always zero
+    if not is_complex and grad_logabsdet is None:
+        return None
+    g = grad_logabsdet
+    if is_complex:
+        if grad_sign is not None:
+            i = 1j
+            if g is not None:
+                g = g - i * _rt.imag(grad_sign.conj() * signdet)
+            else:
+                g = -i * _rt.imag(grad_sign.conj() * signdet)
+        else:
+            # Cast to complex explicitly
+            g = g.to(A.dtype)
+    # No need to handle the singular case separately here (as we do in det) since this
+    # function is not differentiable on singular matrices
+    # Optimisation, Make it F-transposed as it's what lu_solve expects
+    d = _rt.diag_embed(g.unsqueeze(-1).expand_as(pivots)).mT
+    if not _rt.is_grad_enabled():
+        use_A_T = A.is_contiguous() and not A.is_complex()
+        return _rt.linalg.lu_solve(LU, pivots, d, left=True, adjoint=not use_A_T)
+    # If we want to compute further gradients, we need to recompute the LU decomposition so
+    # that autograd computes the correct gradients wrt to A (cf. solve_backward)
+    return _rt.linalg.solve(A.mH, d)
+
+
+def linalg_solve_backward(gX, X, A, LU, pivots, left, B_requires_grad):
+    # for X = A^{-1}B: gB = A^{-H}gX, gA = -gB X^H
+    A_requires_grad = A.requires_grad
+    if gX is None or (not A_requires_grad and not B_requires_grad):
+        return (None, None)
+    vector_case = _linalg_solve_is_vector_rhs(LU, gX)
+
+    def vector_to_matrix(X):
+        return X.unsqueeze(-1) if vector_case else X
+
+    def matrix_to_vector(X):
+        return X.squeeze(-1) if vector_case else X
+    # If the user is going to compute higher order gradients, then we need to recompute the LU
+    # and the pivots
+    if _rt.is_grad_enabled():
+        gB_ = _rt.linalg.solve(A.mH, vector_to_matrix(gX), left=left)
+    else:
+        use_A_T = A.is_contiguous() and not A.is_complex()
+        gB_ = _rt.linalg.lu_solve(LU, pivots, vector_to_matrix(gX), left=left,
+                                  adjoint=not use_A_T)
+    gA_ = None
+    if A_requires_grad:
+        X_ = vector_to_matrix(X)
+        gA_ = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
+    return (gA_ if A_requires_grad else None,
+            matrix_to_vector(gB_) if B_requires_grad else None)
+
+
+def householder_product_backward(grad, result, input, tau, flip_order=False):
+    """Q = (H_1 H_2 ... H_k)[:, :n], H_i = I - tau_i v_i v_i^T, v_i the i-th column of input below
+    the diagonal with a unit diagonal. With G the gradient of the full product (grad padded with
+    zero columns), H_i's gradient is (H_1..H_{i-1})^T G (H_{i+1}..H_k)^T =: G_i, so
+    grad v_i = -tau_i (G_i + G_i^T) v_i (rows below i only) and grad tau_i = -v_i^T G_i v_i.
+    (The same gradients as torch's FunctionsManual routine, by the product rule rather than its
+    in-place sweep; real dtypes, which is what nn.utils.parametrizations.orthogonal uses.)"""
+    if grad is None or input.numel() == 0 or tau.numel() == 0:
+        return None, None
+    if input.is_complex():
+        raise NotImplementedError("reftrace's householder_product_backward supports real "
+                                  "dtypes only")
+    m, n = input.shape_tuple[-2], input.shape_tuple[-1]
+    k = tau.shape_tuple[-1]
+    eye = _rt.eye(m, dtype=input.dtype)
+    V = input.tril(-1) + _rt.eye(m, n, dtype=input.dtype)
+    vs = [V[..., :, i:i + 1] for i in range(k)]
+    hs = [eye - tau[..., i:i + 1].unsqueeze(-1) * (vs[i] @ vs[i].mT) for i in range(k)]
+    prefix = [eye.expand(*hs[0].shape_tuple)]
+    for h in hs[:-1]:
+        prefix.append(prefix[-1] @ h)
+    suffix = [eye.expand(*hs[0].shape_tuple)]
+    for h in reversed(hs[1:]):
+        suffix.append(h @ suffix[-1])
+    suffix.reverse()
+    G = _rt.nn.functional.pad(grad, [0, m - n]) if m > n else grad
+    grad_v, grad_tau = [], []
+    for i in range(k):
+        Gi = prefix[i].mT @ G @ suffix[i].mT
+        gv = -tau[..., i:i + 1].unsqueeze(-1) * ((Gi + Gi.mT) @ vs[i])
+        grad_v.append(gv)
+        grad_tau.append(-(vs[i].mT @ Gi @ vs[i]).squeeze(-1))
+    gV = _rt.cat(grad_v, -1)
+    if k < n:
+        gV = _rt.cat([gV, _rt.zeros_like(input[..., :, k:])], -1)
+    return gV.tril(-1), _rt.cat(grad_tau, -1)
 
 
 # -- native normalisation and dropout kernels (ops/nn_norm_native.py) --------------------------------

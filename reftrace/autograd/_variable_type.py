@@ -126,11 +126,15 @@ def record(op, args, precomputed=_NOT_RUN):
         items = a if is_list else (a,)
         slices[name] = (len(edges), len(items), is_list)
         for t in items:
-            e = gradient_edge(t)
+            if t is None:
+                edges.append((None, 0))
+                metas.append(None)
+                continue
+            e = gradient_edge(t) if t.requires_grad else (None, 0)
             if e[0] is not None:
                 active.add(name)
             edges.append(e)
-            metas.append(None if t is None else (t.shape_tuple, t.dtype, t.device))
+            metas.append((t._array.shape, t.dtype, t.device))
     if not active:
         return op.kernel(*args) if precomputed is _NOT_RUN else precomputed
     users = c.users
@@ -167,7 +171,7 @@ def record(op, args, precomputed=_NOT_RUN):
         for k, out in enumerate(outs):
             if out is None or not _is_tensor(out) or not _output_differentiable(c, op, k):
                 continue
-            if not _differentiable_dtype(out) or any(out is a for a in args):
+            if not _differentiable_dtype(out) or _is_an_argument(out, args):
                 continue
             _set_history(out, node, k)
             if op.is_view and out._base is not None:
@@ -182,6 +186,13 @@ def record(op, args, precomputed=_NOT_RUN):
             saved[name] = SavedVariable(out, True, node)
     node._saved = saved
     return result
+
+
+def _is_an_argument(out, args):
+    for a in args:
+        if out is a:
+            return True
+    return False
 
 
 def _outputs(op, result):

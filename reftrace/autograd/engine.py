@@ -73,23 +73,29 @@ def _execute(root_edges, root_grads, keep_graph, inputs, input_edges, allow_unus
     tie = 1
     while ready:
         _, _, node = heapq.heappop(ready)
-        buf = buffers.pop(node, {})
-        n_out = _num_outputs(node, buf)
-        grads = [buf.get(i) for i in range(n_out)]
-        grads = _call_tensor_hooks(node, grads)
-        caps = captures.get(node)
-        if caps:
-            for nr, k in caps:
-                captured[k] = grads[nr] if nr < len(grads) else None
-        if needed is not None and node not in needed:
-            continue
+        buf = buffers.pop(node, None)
+        if buf:
+            n_out = _num_outputs(node, buf)
+            grads = [buf.get(i) for i in range(n_out)]
+        else:
+            grads = [None] * node._n_out
+        if node._tensor_pre_hooks or node._retains_grad_hooks:
+            grads = _call_tensor_hooks(node, grads)
+        if captures:
+            caps = captures.get(node)
+            if caps:
+                for nr, k in caps:
+                    captured[k] = grads[nr] if nr < len(grads) else None
+            if node not in needed:
+                continue
         outs = _call_node(node, grads, needed, keep_graph)
+        n_outs = len(outs)
         for k, (child, nr) in enumerate(node._next):
             if child is None:
                 continue
             if needed is not None and child not in needed and child not in captures:
                 continue
-            g = outs[k] if k < len(outs) else None
+            g = outs[k] if k < n_outs else None
             cbuf = buffers.get(child)
             if cbuf is None:
                 cbuf = buffers[child] = {}
@@ -198,7 +204,8 @@ def _call_node(node, grads, needed, keep_graph):
     outs = node.apply(grads, None)
     if not keep_graph:
         node.release()
-    outs = validate_outputs(node, outs)
+    if getattr(node, "_input_meta", None) is not None or len(outs) != len(node._next):
+        outs = validate_outputs(node, outs)
     if node._post_hooks:
         for h in list(node._post_hooks.values()):
             r = h(tuple(outs), tuple(grads))
@@ -224,16 +231,16 @@ def validate_outputs(node, outs):
         if meta is None:
             continue
         shape, dtype, device = meta
-        if g.shape_tuple != shape:
+        if g._array.shape != shape:
             if not _expandable_to(shape, g.shape_tuple):
                 raise RuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "
                     f"[{', '.join(map(str, g.shape_tuple))}] but expected shape compatible with "
                     f"[{', '.join(map(str, shape))}]")
             g = _sum_to(g, shape)
-        if g.dtype != dtype:
+        if g.dtype is not dtype:
             g = g.to(dtype)
-        if g.device != device:
+        if g.device is not device and g.device != device:
             g = g.to(device)
         outs[i] = g
     return outs

@@ -497,6 +497,75 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                        ignore_index, label_smoothing)
 
 
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None,
+                         reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options: Any = None) -> Tensor:
+    """torch 2.13's reference path: linear, reshape to (*batch, C, *out_features), cross_entropy.
+
+    With ``options`` torch runs a chunked custom op outside tracing (the same loss, computed in
+    batch chunks, with its own autograd node); reftrace validates and resolves the options as
+    torch does, then computes the reference path (spec/nn-layers.md, NNL-11)."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, "
+                           f"got {linear_weight.dim()}")
+    num_batches = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(
+            "expected equal input and linear_weight last dimensions (in_features), "
+            f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, "
+                           f"got {tuple(linear_bias.shape)}")
+    if len(out_features) > 0 and len(num_batches) == 0:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+            f"requires batched input, (N, {in_features}), got unbatched input with shape "
+            f"{tuple(input.shape)}")
+    logits_shape = (*num_batches, num_classes, *out_features)
+    target_contains_probabilities = tuple(target.shape) == logits_shape
+    if target_contains_probabilities and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = ignore_index if ignore_index is not None else -100
+    tracing = _DISPATCH.tracer is not None
+    chunked = (reduction in {"mean", "sum", "none"} and label_smoothing == 0.0
+               and target.dtype is _dtype.int64 and not out_features)
+    if options is not None and (not chunked or tracing):
+        shape = tuple(linear_bias.shape) if linear_bias is not None else None
+        warnings.warn(
+            "linear_cross_entropy: ``options`` ignored; chunked path needs "
+            "reduction in {'mean','sum','none'}, label_smoothing == 0, target.dtype"
+            " == int64, out_features == (). Got "
+            f"reduction={reduction!r}, label_smoothing={label_smoothing}, "
+            f"target.dtype={target.dtype}, out_features={out_features}"
+            f", tracing={tracing}, linear_bias.shape={shape}.", stacklevel=2)
+    elif options is not None:  # torch's chunked path: its options are resolved (and checked)
+        options._adjust(num_batches=input.shape[0] if input.dim() == 2 else 1,
+                        in_features=in_features, num_classes=num_classes, dtype=input.dtype,
+                        device=input.device)
+    if out_features:
+        linear_weight = linear_weight.reshape((math.prod(out_features, start=num_classes),
+                                               in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(math.prod(out_features, start=num_classes))
+    logits = linear(input, linear_weight, linear_bias)
+    logits = logits.reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=ignore_index, label_smoothing=label_smoothing)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor,
+             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    # one recorded op, aten::ctc_loss (int[] or Tensor lengths: the overload torch picks)
+    return _aten("ctc_loss")(log_probs, targets, input_lengths, target_lengths, blank,
+                             _reduction_enum(reduction), zero_infinity)
+
+
 def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
              reduce: bool | None = None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:

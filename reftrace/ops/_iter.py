@@ -7,7 +7,8 @@ reftrace reproduces the rule; NumPy's own "K" order is close but not the same.
 """
 import numpy as np
 
-from .._tensor import _fresh, _strided, contiguous_strides, xp_of
+from .._tensor import (_fresh, _is_channels_last, _is_contiguous, _strided, contiguous_strides, xp_of,
+                       xp_of_device)
 
 
 def broadcast_shapes(*shapes):
@@ -35,22 +36,31 @@ def _infer_size(a, b):
 
 def output_strides(shape, tensors):
     """The strides torch gives the output of a pointwise op over ``tensors`` (None: contiguous)."""
+    return strides_for(shape, [(t._array.shape, t.stride()) for t in tensors])
+
+
+def strides_for(shape, layouts):
+    """output_strides over operand layouts ``(shape, strides)``: lets a kernel that torch
+    composes of several TensorIterator ops (isinf is ``self.abs() == inf``) follow the layout
+    of each step without computing it."""
     ndim = len(shape)
     if ndim <= 1:
         return None
     # fast path (compute_fast_setup_type): all same shape and contiguous -> contiguous;
-    # all same shape and the same non-overlapping-and-dense strides -> those strides.
-    same_shape = all(t._array.shape == shape for t in tensors)
+    # all channels-last (4-d) -> channels-last; all the same non-overlapping-and-dense strides
+    # -> those strides.
+    same_shape = all(tshape == shape for tshape, _ in layouts)
     if same_shape:
-        if all(t.is_contiguous() for t in tensors):
+        if all(_is_contiguous(shape, st) for _, st in layouts):
             return None
-        first = tensors[0].stride()
-        if all(t.stride() == first for t in tensors) and _non_overlapping_and_dense(shape, first):
+        if ndim == 4 and all(_is_channels_last(shape, st) for _, st in layouts):
+            return channels_last_strides(shape)
+        first = layouts[0][1]
+        if all(st == first for _, st in layouts) and is_non_overlapping_and_dense(shape, first):
             return first
     # general path: per-operand strides with broadcast dims as 0, then torch's insertion sort
     op_strides = []
-    for t in tensors:
-        tshape, tstride = t._array.shape, t.stride()
+    for tshape, tstride in layouts:
         offset = ndim - len(tshape)
         st = [0] * ndim
         for i in range(len(tshape)):
@@ -92,16 +102,59 @@ def output_strides(shape, tensors):
     return None if strides == contiguous_strides(shape) else strides
 
 
-def _non_overlapping_and_dense(shape, strides):
-    order = sorted(range(len(shape)), key=lambda d: (strides[d], shape[d]))
+def channels_last_strides(shape):
+    """c10's get_channels_last_strides_2d/_3d: channels fastest, then the spatial dims from the
+    last, then the batch. Sizes are multiplied as they are (a size-0 dim zeroes the slower
+    strides, as torch's do)."""
+    order = [1] + list(range(len(shape) - 1, 1, -1)) + [0]
+    strides, acc = [0] * len(shape), 1
+    for d in order:
+        strides[d] = acc
+        acc *= shape[d]
+    return tuple(strides)
+
+
+def is_non_overlapping_and_dense(shape, strides):
+    """TensorImpl's is_non_overlapping_and_dense: is_contiguous (always true of an empty tensor)
+    or c10's compute_non_overlapping_and_dense (some permutation of the dims is contiguous)."""
+    if 0 in shape:
+        return True
+    if len(shape) == 1:
+        return shape[0] < 2 or strides[0] == 1
+    order = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
     expected = 1
     for d in order:
-        if shape[d] == 1:
-            continue
         if strides[d] != expected:
             return False
         expected *= shape[d]
     return True
+
+
+def preserve_strides(t):
+    """The strides of ``empty_like(t)`` (preserve format): t's own when dense, else the dense
+    strides that keep t's dimension order (torch's infer_dense_strides); None: contiguous."""
+    if t._stride is None:
+        return None
+    if is_non_overlapping_and_dense(t._array.shape, t._stride):
+        return t._stride  # exactly, size-1 dims' strides included
+    return output_strides(t._array.shape, (t,))
+
+
+def like_result(array, dtype, device, t):
+    """Wrap the result of a kernel that torch writes into ``at::empty_like(t)`` (deg2rad,
+    frexp, nan_to_num, ...): t's layout (preserve format), not TensorIterator's."""
+    return wrap_strided(array, dtype, device, preserve_strides(t))
+
+
+def wrap_strided(array, dtype, device, strides):
+    """A new tensor holding ``array`` laid out with torch ``strides`` (None: contiguous)."""
+    if isinstance(array, np.generic):  # NumPy ufuncs return scalars for 0-dim inputs
+        array = np.asarray(array)
+    if strides is None or strides == contiguous_strides(array.shape):
+        return _fresh(array, dtype, device)
+    out = empty_strided_array(xp_of_device(device), array.shape, strides, array.dtype)
+    out[...] = array
+    return _strided(out, dtype, device, strides)
 
 
 def empty_strided_array(xp, shape, strides, np_dtype):
@@ -125,10 +178,4 @@ def pointwise_result(array, dtype, device, inputs):
         # contiguous inputs (even broadcast ones) give a contiguous result; with size-0/1 dims,
         # equal strides leave the order to the sizes (TensorIterator's reorder_dimensions)
         return _fresh(array, dtype, device)
-    strides = output_strides(shape, inputs)
-    if strides is None:
-        return _fresh(array, dtype, device)
-    xp = xp_of(inputs[0])
-    out = empty_strided_array(xp, shape, strides, array.dtype)
-    out[...] = array
-    return _strided(out, dtype, device, strides)
+    return wrap_strided(array, dtype, device, output_strides(shape, inputs))

@@ -22,6 +22,15 @@ def like_input(result, input):
     return t
 
 
+def like_conv(result, input, weight):
+    """A 2-d convolution's result: channels-last when the input or the weight suggests it
+    (Convolution.cpp, thnn/mkldnn_conv_use_channels_last; 3-d convolutions stay contiguous on
+    the CPU)."""
+    if weight.ndim == 4 and suggest_memory_format(weight) is channels_last:
+        return like_input(result, weight)
+    return like_input(result, input)
+
+
 def like_input_3d(result, input):
     """``like_input``, also for 5-d tensors in channels_last_3d (what torch's 3-d upsampling
     kernels keep; verified for those only)."""

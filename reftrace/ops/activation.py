@@ -83,8 +83,14 @@ def _clamp(self, lo, hi, name):
         raise NotImplementedError("clamp is not supported for complex types")
     lo = None if lo is None else scalar_as(lo, dt)
     hi = None if hi is None else scalar_as(hi, dt)
+    # std::min(std::max(x, lo), hi): a tie keeps x (relu(-0.0) is -0.0) and NaN passes through;
+    # NumPy's maximum/clip would return the limit's +0.0
     xp = xp_of(self)
-    arr = xp.maximum(self._array, lo) if hi is None else xp.clip(self._array, lo, hi)
+    arr = self._array
+    if lo is not None:
+        arr = xp.where(arr < lo, xp.asarray(lo, arr.dtype), arr)
+    if hi is not None:
+        arr = xp.where(hi < arr, xp.asarray(hi, arr.dtype), arr)
     return _like_input(arr, self)
 
 
@@ -209,8 +215,8 @@ def relu_(self):
     a = self._array
     if self.dtype.is_floating_point and type(a) is np.ndarray and a.flags.writeable:
         # relu computed into self directly (what writing relu's result back gives, one pass
-        # instead of a new array and a copy; NaN stays NaN, as np.maximum propagates it)
-        np.maximum(a, 0, out=a)
+        # instead of a new array and a copy): negatives become 0; NaN and -0.0 stay
+        np.copyto(a, 0, where=a < 0)
         self._version += 1
         return self
     return write_inplace(self, relu.kernel(self))

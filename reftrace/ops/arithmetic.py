@@ -20,7 +20,7 @@ from .. import _dtype as D
 from .._promotion import check_inplace_cast, result_type
 from .._tensor import Tensor, _data_ptr, _fresh, scalar_to_tensor, xp_of
 from .._frames import warn_at_caller
-from ._iter import broadcast_shapes, pointwise_result
+from ._iter import broadcast_shapes, like_result, pointwise_result
 from ._pointwise_helpers import as_np, binary, float_of, unary, write_inplace
 from ._registry import OVERLOADS, PACKETS, composite, derivatives, op
 from .._dispatch import dispatch
@@ -344,6 +344,21 @@ def _nonzero_divisor(fn):
     return run
 
 
+def _div_floor_arrays(x, y):
+    """c10::div_floor_floating (CPython's float floor division, as NumPy's floor_divide), but
+    float16 runs its steps in Half arithmetic, each rounded (NumPy's float16 floor_divide
+    computes them in float)."""
+    if x.dtype != np.float16:
+        return np.floor_divide(x, y)
+    mod = np.fmod(x, y)
+    div = (x - mod) / y
+    div = np.where((mod != 0) & ((y < 0) != (mod < 0)), div - np.float16(1), div)
+    floor = np.floor(div)
+    floor = np.where(div - floor > np.float16(0.5), floor + np.float16(1), floor)
+    q = x / y
+    return np.where(y == 0, q, np.where(div != 0, floor, np.copysign(np.float16(0), q)))
+
+
 def _trunc_divide(x, y):
     if x.dtype.kind in "iu":
         # C's truncating division: x - fmod(x, y) is an exact multiple of y
@@ -354,7 +369,7 @@ def _trunc_divide(x, y):
 # torch's div_floor_floating is CPython's float floor division, as NumPy's floor_divide is
 _ROUNDING = {
     "trunc": (_nonzero_divisor(_trunc_divide), dispatch_check("div_trunc_cpu", "if")),
-    "floor": (_nonzero_divisor(np.floor_divide), dispatch_check("div_floor_cpu", "if")),
+    "floor": (_nonzero_divisor(_div_floor_arrays), dispatch_check("div_floor_cpu", "if")),
 }
 
 
@@ -557,6 +572,8 @@ def _sign_arrays(x):
 def _abs(self):
     _ABS_CHECK(self.dtype)
     arr = np.abs(self._array)  # complex -> its real dtype, as torch
+    if self.dtype.is_complex:  # unary_op_impl_with_complex_to_float: into empty_like(self)
+        return like_result(arr, D.BY_NUMPY[arr.dtype], self.device, self)
     return pointwise_result(arr, D.BY_NUMPY[arr.dtype], self.device, (self,))
 
 
@@ -678,6 +695,22 @@ def _limit(v, dt):
     return dt.np.type(checked_scalar(v, dt))
 
 
+def _first_on_tie(fn):
+    """np.maximum/np.minimum as clamp with Scalar limits picks: on a tie the value, not the
+    limit, in torch's scalar and vector kernels alike (std::max(a, min), _mm256_max_ps(min, a)),
+    so clamp(-0.0, min=0) and relu(-0.0) keep -0.0 where NumPy returns +0.0. NaN propagates.
+    (Tensor-tensor maximum/minimum tie differently in torch's vector and scalar loops: spec
+    NUM-5.)"""
+    def pick(a, b):
+        r = fn(a, b)
+        return np.where(r == a, a, r) if r.dtype.kind in "fc" else r
+    pick.__name__ = fn.__name__
+    return pick
+
+
+_max, _min = _first_on_tie(np.maximum), _first_on_tie(np.minimum)
+
+
 @quiet
 def _clamp_scalar(self, lo, hi, inplace_=False):
     if lo is None and hi is None:
@@ -689,13 +722,13 @@ def _clamp_scalar(self, lo, hi, inplace_=False):
         if any(d != d for d in doubles):  # a nan limit makes everything nan
             return pointwise_result(np.full_like(x, np.nan), dt, self.device, (self,))
         dispatch_check("clamp_scalar_cpu", "if")(dt)
-        arr = np.minimum(np.maximum(x, _limit(lo, dt)), _limit(hi, dt))
+        arr = _min(_max(x, _limit(lo, dt)), _limit(hi, dt))
     elif lo is not None:
         dispatch_check("clamp_min_scalar_cpu", "if")(dt)
-        arr = np.maximum(x, _limit(lo, dt))
+        arr = _max(x, _limit(lo, dt))
     else:
         dispatch_check("clamp_max_scalar_cpu", "if")(dt)
-        arr = np.minimum(x, _limit(hi, dt))
+        arr = _min(x, _limit(hi, dt))
     return pointwise_result(arr.astype(dt.np, copy=False), dt, self.device, (self,))
 
 
@@ -717,7 +750,7 @@ def _clamp_tensor(self, lo, hi):
     tensors = (self, lo, hi)
     dt = dispatch_check("clamp_cpu", "if")(result_type(*tensors))
     broadcast_shapes(*(t.shape_tuple for t in tensors))
-    arr = np.minimum(np.maximum(as_np(self, dt), as_np(lo, dt)), as_np(hi, dt))
+    arr = np.minimum(np.maximum(as_np(self, dt), as_np(lo, dt)), as_np(hi, dt))  # (spec NUM-5)
     return pointwise_result(arr, dt, self.device, tensors)
 
 

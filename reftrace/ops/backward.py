@@ -83,7 +83,9 @@ derivatives(_unsafe_view, {"self": "grad.reshape(self.shape)"})
 @op("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor")
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
     g, y = grad_output._array, output._array
-    arr = y * (g - (g * y).sum(axis=dim, keepdims=True))
+    if g.dtype == np.float16:  # SoftMaxKernel computes reduced floats in float (opmath)
+        g, y = g.astype(np.float32), y.astype(np.float32)
+    arr = (g - (g * y).sum(axis=dim, keepdims=True)) * y
     return _fresh(arr.astype(input_dtype.np, copy=False), input_dtype, grad_output.device)
 
 

@@ -246,6 +246,35 @@ def multi_margin_loss_backward(grad_output, self, target, p, margin, weight, red
                   self.dtype, self.device)
 
 
+@op("multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, "
+    "int reduction, Tensor is_target) -> Tensor")
+def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target):
+    """LossMultiLabelMargin.cpp: for each sample, every target j (entries before the first -1)
+    and non-target k with 1 - (x[j] - x[k]) > 0 adds g to grad[k] and takes it from grad[j];
+    g = 1 / dim (and 1 / nframe for mean), times grad_output."""
+    xp = xp_of(self)
+    x = self._array.reshape(-1, self.shape_tuple[-1]) if self.ndim else self._array.reshape(1, 1)
+    nframe, dim = x.shape
+    t = target._array.reshape(nframe, dim).astype(xp.int64)
+    valid = xp.cumprod(t >= 0, axis=1).astype(bool)
+    is_t = is_target._array.reshape(nframe, dim) != 0
+    picked = xp.take_along_axis(x, xp.where(valid, t, 0), 1)                     # (n, j)
+    active = ((1 - (picked[:, :, None] - x[:, None, :])) > 0) \
+        & valid[:, :, None] & ~is_t[:, None, :]                                  # (n, j, k)
+    g = 1.0 / (nframe * dim) if reduction == _MEAN else 1.0 / dim
+    gi = active.sum(1).astype(x.dtype) * g                                       # to each k
+    take = active.sum(2).astype(x.dtype) * g                                     # from each j
+    rows = xp.repeat(xp.arange(nframe), dim).reshape(nframe, dim)
+    xp.subtract.at(gi, (rows[valid], t[valid]), take[valid])
+    go = grad_output._array
+    gi = gi * (go.reshape(-1, 1) if go.ndim else go)
+    return _fresh(xp.ascontiguousarray(gi.reshape(self.shape_tuple).astype(self.dtype.np)),
+                  self.dtype, self.device)
+
+
+# (no derivatives.yaml entry: torch cannot differentiate it again either)
+
+
 # -- pooling ------------------------------------------------------------------------------------
 
 def _scatter_to_planes(xp, grad, shape, nd, flat_index):
@@ -495,6 +524,28 @@ def conv_tbc_backward(self, input, weight, bias, pad):
             tensor(gb._array.astype(bias.dtype.np, copy=False), bias))
 
 
+def _distance_grad(xp, diff, d, p):
+    """d ||x - y||_p / dx per coordinate, from diff = x - y and the distance d (Distance.cpp's
+    backward kernels, one per p; 0 where d = 0, and where diff = 0 for p < 1)."""
+    safe = xp.where(d == 0, 1, d)
+    if p == 0:
+        dd = xp.zeros_like(diff)
+    elif p == 1:
+        dd = xp.sign(diff)
+    elif p == 2:
+        dd = diff / safe
+    elif p == float("inf"):
+        dd = xp.sign(diff) * (xp.abs(diff) == d)
+    elif p < 2:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dd = xp.sign(diff) * xp.abs(diff) ** (p - 1) / safe ** (p - 1)
+        if p < 1:
+            dd = xp.where(diff == 0, 0, dd)
+    else:
+        dd = diff * xp.abs(diff) ** (p - 2) / safe ** (p - 1)
+    return xp.where(d == 0, 0, dd)
+
+
 @op("_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor")
 def _pdist_backward(grad, self, p, pdist):
     """Each pair's distance d = ||x_i - x_j||_p gives x_i grad * dd/dx_i and x_j its negative
@@ -506,20 +557,7 @@ def _pdist_backward(grad, self, p, pdist):
     diff = a[i] - a[j]                                                   # (pairs, m)
     d = pdist._array[:, None]
     g = grad._array[:, None]
-    safe = xp.where(d == 0, 1, d)
-    if p == 0:
-        dd = xp.zeros_like(diff)
-    elif p == 1:
-        dd = xp.sign(diff)
-    elif p == 2:
-        dd = diff / safe
-    elif p == float("inf"):
-        dd = xp.sign(diff) * (xp.abs(diff) == d)
-    elif p < 1:
-        dd = xp.sign(diff) * xp.abs(diff) ** (p - 1) / safe ** (p - 1)
-    else:
-        dd = diff * xp.abs(diff) ** (p - 2) / safe ** (p - 1)
-    contrib = xp.where(d == 0, 0, g * dd)
+    contrib = g * _distance_grad(xp, diff, d, p)
     out = xp.zeros(a.shape, dtype=a.dtype)
     xp.add.at(out, i, contrib)
     xp.add.at(out, j, -contrib)
@@ -529,6 +567,30 @@ def _pdist_backward(grad, self, p, pdist):
 derivatives(_pdist_backward, {"grad": 'not_implemented("_pdist_backward")',
                               "self": 'not_implemented("_pdist_backward")',
                               "pdist": 'not_implemented("_pdist_backward")'})
+
+
+@op("_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor")
+def _cdist_backward(grad, x1, x2, p, cdist):
+    """Distance.cpp _cdist_backward: x1's gradient, sum over j of grad_ij * d dist_ij / d x1_i
+    (the per-p formulas of pdist's backward), for x1 expanded to the batch shape (the engine sums
+    a broadcast batch back)."""
+    xp = xp_of(x1)
+    batch = tuple(cdist.shape_tuple[:-2])
+    r1, c = x1.shape_tuple[-2:]
+    a = xp.broadcast_to(x1._array, batch + (r1, c))
+    b = xp.broadcast_to(x2._array, batch + x2.shape_tuple[-2:])
+    diff = a[..., :, None, :] - b[..., None, :, :]                      # (..., r1, r2, c)
+    d = cdist._array[..., None]
+    g = grad._array[..., None]
+    dd = _distance_grad(xp, diff, d, p)
+    out = (g * dd).sum(-2)
+    return _fresh(xp.ascontiguousarray(out.astype(x1.dtype.np, copy=False)), x1.dtype, x1.device)
+
+
+derivatives(_cdist_backward, {"grad": 'not_implemented("_cdist_backward")',
+                              "x1": 'not_implemented("_cdist_backward")',
+                              "x2": 'not_implemented("_cdist_backward")',
+                              "cdist": 'not_implemented("_cdist_backward")'})
 
 
 @op("_pack_padded_sequence_backward(Tensor grad, SymInt[] input_size, Tensor batch_sizes, "

@@ -7,7 +7,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import scalar_to_tensor
 from ._decomposed import decomposed
-from ._iter import pointwise_result
+from ._iter import like_result, pointwise_result
 from ._pointwise_helpers import binary, float_of, unary
 from ._registry import derivatives, get_packet, op
 from .arithmetic import _sign_arrays, dispatch_check, inplace, quiet
@@ -178,6 +178,10 @@ def _logit_arrays(eps):
     def f(x):
         if eps is not None:
             x = np.clip(x, eps, 1 - eps)
+        if x.dtype == np.float16:
+            # Vectorized<Half> rounds after each operation: log(x / (1 - x)) step by step, each
+            # computed in float32 (NumPy's float16 arithmetic does the same)
+            return np.log((x / (np.float16(1) - x)).astype(np.float32)).astype(np.float16)
         return np.log(x / (1 - x))
     return f
 
@@ -188,9 +192,10 @@ def _logit(self, eps):
 
 
 def _wide1(fn):
+    """float32 computed in float64 (torch's SLEEF log is within an ulp of the rounded exact
+    value); float16 is left to ``fn``, which rounds per step as torch's Half kernels do."""
     def compute(x):
-        t = {np.float16: np.float32, np.float32: np.float64}.get(x.dtype.type)
-        return fn(x) if t is None else fn(x.astype(t))
+        return fn(x.astype(np.float64)) if x.dtype == np.float32 else fn(x)
     return compute
 
 
@@ -225,8 +230,9 @@ def frexp(self):
     if not self.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(self._array)
-    return (pointwise_result(m.astype(self.dtype.np, copy=False), self.dtype, self.device, (self,)),
-            pointwise_result(e.astype(np.int32), D.int32, self.device, (self,)))
+    # UnaryOps.cpp allocates both outputs with empty_like(self): self's layout
+    return (like_result(m.astype(self.dtype.np, copy=False), self.dtype, self.device, self),
+            like_result(e.astype(np.int32), D.int32, self.device, self))
 
 
 derivatives(frexp, {"self": "grad / exponent.exp2()"}, output_differentiability=[True, False])

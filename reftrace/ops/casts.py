@@ -24,7 +24,7 @@ from .. import _dtype as D
 from .._device import channels_last, contiguous_format, preserve_format
 from .._tensor import Tensor, _fresh, _init, _new, _strided, contiguous_strides, xp_of_device
 from .._frames import warn_at_caller
-from ._iter import empty_strided_array, output_strides
+from ._iter import channels_last_strides, empty_strided_array, is_non_overlapping_and_dense, output_strides
 from ._pointwise_helpers import write_inplace
 from ._registry import composite, derivatives, op
 from reftrace_backends import cuda_is_available, get_backend
@@ -127,33 +127,11 @@ def checked_scalar(value, dtype):
 
 # -- layouts ---------------------------------------------------------------------------------
 
-def is_non_overlapping_and_dense(shape, strides):
-    """TensorImpl's is_non_overlapping_and_dense: is_contiguous (always true of an empty tensor)
-    or c10's compute_non_overlapping_and_dense (some permutation of the dims is contiguous)."""
-    if 0 in shape:
-        return True
-    if len(shape) == 1:
-        return shape[0] < 2 or strides[0] == 1
-    order = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
-    expected = 1
-    for d in order:
-        if strides[d] != expected:
-            return False
-        expected *= shape[d]
-    return True
-
-
 def _channels_last_strides(shape, rank):
     if len(shape) != rank:
         raise RuntimeError(f"required rank {rank} tensor to use channels_last"
                            f"{'_3d' if rank == 5 else ''} format")
-    # the channel dim (1) is fastest, then the spatial dims, then the batch
-    order = [1] + list(range(rank - 1, 1, -1)) + [0]
-    strides, acc = [0] * rank, 1
-    for d in order:
-        strides[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(strides)
+    return channels_last_strides(shape)
 
 
 def suggest_memory_format(t):

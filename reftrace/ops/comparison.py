@@ -10,8 +10,8 @@ dtypes only; shifts for integral ones only.
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import xp_of
-from ._iter import pointwise_result
+from .._tensor import contiguous_strides, xp_of
+from ._iter import like_result, pointwise_result, strides_for, wrap_strided
 from ._pointwise_helpers import binary
 from ._registry import op
 from .arithmetic import binary_kernel, dispatch_check, inplace, register_alias, register_binary
@@ -35,20 +35,46 @@ for _alias, _target in (("greater", "gt"), ("less", "lt"), ("greater_equal", "ge
     register_alias(_alias, _target)
 
 
-def _predicate(fn, integral_value):
-    """isnan/isinf/isfinite: bool and integer tensors are never nan or inf."""
+def _predicate(fn, integral_value, steps):
+    """isnan/isinf/isfinite: bool and integer tensors are never nan or inf (torch returns
+    ``zeros_like``/``ones_like(self)``: self's layout). Float ones are compositions in
+    TensorCompare.cpp, and the result has the layout of the last step: ``steps(shape, strides)``
+    gives it."""
     def kernel(self):
         if self.dtype.category <= 1:
-            arr = xp_of(self).full(self.shape_tuple, integral_value)
-        else:
-            arr = fn(self._array)
-        return pointwise_result(arr, D.bool, self.device, (self,))
+            return like_result(xp_of(self).full(self.shape_tuple, integral_value), D.bool, self.device, self)
+        arr = fn(self._array)
+        shape = self.shape_tuple
+        return wrap_strided(arr, D.bool, self.device, steps(shape, self.stride()))
     return kernel
 
 
-for _name, _fn, _int_value in (("isnan", np.isnan, False), ("isinf", np.isinf, False),
-                               ("isfinite", np.isfinite, True)):
-    op(f"{_name}(Tensor self) -> Tensor", variants=_FM)(_predicate(_fn, _int_value))
+def _unary_step(shape, strides):
+    return strides_for(shape, [(shape, strides)]) or contiguous_strides(shape)
+
+
+def _scalar_step(shape, strides):  # x (op) a Python scalar: a 0-dim operand joins TensorIterator
+    return strides_for(shape, [(shape, strides), ((), ())]) or contiguous_strides(shape)
+
+
+def _isnan_steps(shape, strides):  # self != self
+    return _unary_step(shape, strides)
+
+
+def _isinf_steps(shape, strides):  # self.abs() == inf
+    return _scalar_step(shape, _unary_step(shape, strides))
+
+
+def _isfinite_steps(shape, strides):  # (self == self) * (self.abs() != inf)
+    both = _unary_step(shape, strides)
+    return strides_for(shape, [(shape, both), (shape, _isinf_steps(shape, strides))]) \
+        or contiguous_strides(shape)
+
+
+for _name, _fn, _int_value, _steps in (("isnan", np.isnan, False, _isnan_steps),
+                                       ("isinf", np.isinf, False, _isinf_steps),
+                                       ("isfinite", np.isfinite, True, _isfinite_steps)):
+    op(f"{_name}(Tensor self) -> Tensor", variants=_FM)(_predicate(_fn, _int_value, _steps))
 
 
 # -- bitwise --------------------------------------------------------------------------------------

@@ -57,7 +57,9 @@ def _filled(size, value, dtype, device, strides=None):
     device, xp = _xp_device(device)
     shape = _check_sizes(size)
     if strides is None and value is not None:
-        array = xp.zeros(shape, dtype.np) if value == 0 else xp.full(shape, value, dtype.np)
+        # (xp.zeros is faster; -0.0 must stay -0.0)
+        plain_zero = value == 0 and not (isinstance(value, float) and math.copysign(1.0, value) < 0)
+        array = xp.zeros(shape, dtype.np) if plain_zero else xp.full(shape, value, dtype.np)
         return _fresh(array, dtype, device)
     array = new_array(shape, dtype.np, device, strides)
     if value is not None:

@@ -9,7 +9,7 @@ assignment for copy and fill (the last duplicate wins)."""
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import _fresh, _strided, _wrap_dim, xp_of
+from .._tensor import _fresh, _strided, _wrap_dim, contiguous_strides, xp_of
 from ._decomposed import decomposed
 from ._registry import derivatives, get_packet, op
 from .shape import _fmt
@@ -744,6 +744,15 @@ def _unique2(self, sorted, return_inverse, return_counts):
     return _unique_flat(self, return_inverse, return_counts)
 
 
+def _moved_back(out, d, dtype, device):
+    """unique over ``dim`` as torch lays it out: Unique.cpp works on ``self.moveaxis(dim, 0)``
+    made contiguous and returns ``output.moveaxis(0, dim)``, a permuted view."""
+    moved = np.ascontiguousarray(np.moveaxis(out, d, 0))
+    strides = contiguous_strides(moved.shape)
+    strides = strides[1:d + 1] + strides[:1] + strides[d + 1:]
+    return _strided(np.moveaxis(moved, 0, d), dtype, device, strides)
+
+
 @op("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) "
     "-> (Tensor, Tensor, Tensor)", differentiable=False)
 def unique_dim(self, dim, sorted, return_inverse, return_counts):
@@ -756,7 +765,7 @@ def unique_dim(self, dim, sorted, return_inverse, return_counts):
     else:
         out, inv, cnt = np.unique(a, axis=d, return_inverse=True, return_counts=True)
     dev = self.device
-    return (_fresh(np.ascontiguousarray(out), self.dtype, dev),
+    return (_fresh(out.copy(), self.dtype, dev) if a.shape[d] == 0 else _moved_back(out, d, self.dtype, dev),
             _fresh(inv.reshape(-1).astype(np.int64) if return_inverse else np.zeros(0, np.int64), D.int64, dev),
             _fresh(cnt.astype(np.int64) if return_counts else np.zeros(0, np.int64), D.int64, dev))
 
@@ -773,6 +782,8 @@ def unique_consecutive(self, return_inverse, return_counts, dim):
         inv_shape = a.shape
     else:
         d = _wrap_dim(dim, a.ndim)
+        if a.shape[d] == 0:  # Unique.cpp returns an empty tensor of self's sizes
+            return unique_dim.kernel(self, d, True, return_inverse, return_counts)
         moved = np.moveaxis(a, d, 0).reshape(a.shape[d], -1)
         keep = np.ones(moved.shape[0], dtype=bool)
         if moved.shape[0] > 1:
@@ -782,7 +793,7 @@ def unique_consecutive(self, return_inverse, return_counts, dim):
     groups = np.cumsum(keep) - 1
     cnt = np.bincount(groups, minlength=int(keep.sum())) if keep.size else np.zeros(0, np.int64)
     dev = self.device
-    return (_fresh(np.ascontiguousarray(out), self.dtype, dev),
+    return (_fresh(out.copy(), self.dtype, dev) if dim is None else _moved_back(out, d, self.dtype, dev),
             _fresh(groups.reshape(inv_shape).astype(np.int64) if return_inverse else np.zeros(0, np.int64),
                    D.int64, dev),
             _fresh(cnt.astype(np.int64) if return_counts else np.zeros(0, np.int64), D.int64, dev))

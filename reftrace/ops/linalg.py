@@ -18,7 +18,7 @@ from .._promotion import result_type
 from .._tensor import _fresh, _strided, _view_of, contiguous_strides, xp_of
 from ._iter import broadcast_shapes, empty_strided_array
 from ._pointwise_helpers import write_inplace
-from ._registry import composite, derivatives, op
+from ._registry import OVERLOADS, composite, derivatives, op
 from .arithmetic import add, mul
 from .backward import _unsafe_view
 from .casts import checked_scalar
@@ -42,7 +42,36 @@ def _product(a, b, kernel_name):
     if a.dtype is D.bool and (a._array.ndim == 0 or a._array.shape[-1] != 0):
         # (an empty inner dimension never reaches the kernel: the result is zero-filled)
         raise NotImplementedError(f"\"{kernel_name}\" not implemented for 'Bool'")
+    if kernel_name == "bmm" and a.dtype.category >= 2:
+        small = _small_bmm(xp_of(a), a._array, b._array, a.dtype)
+        if small is not None:
+            return _fresh(small, a.dtype, a.device)
     return _fresh(xp_of(a).asarray(xp_of(a).matmul(a._array, b._array)), a.dtype, a.device)
+
+
+_OPMATH = {D.float16: D.float32}
+
+
+def _small_bmm(xp, a, b, dtype):
+    """bmm's small case (LinearAlgebra.cpp bmm_out_or_baddbmm_: contraction * rows * cols <
+    400) runs baddbmm_cpu_kernel, a plain loop that sums the products over k in order in the
+    op-math type (float for float16). BLAS sums in another order, which shows in the last bits
+    when terms cancel, so the loop is reproduced: one vectorised step per k. None: not small."""
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    n, k, p = a2.shape[-2], a2.shape[-1], b2.shape[-1]
+    if k * n * p >= 400 or k == 0:
+        return None
+    work = _OPMATH.get(dtype, dtype).np
+    a2, b2 = a2.astype(work, copy=False), b2.astype(work, copy=False)
+    acc = a2[..., :, 0:1] * b2[..., 0:1, :]
+    for i in range(1, k):
+        acc = acc + a2[..., :, i:i + 1] * b2[..., i:i + 1, :]
+    if b.ndim == 1:
+        acc = acc[..., 0]
+    if a.ndim == 1:
+        acc = acc[..., 0, :] if b.ndim != 1 else acc[..., 0]
+    return xp.ascontiguousarray(acc.astype(dtype.np, copy=False))
 
 
 def _dims(shape):
@@ -306,7 +335,24 @@ def addmm(self, mat1, mat2, beta, alpha):
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{t.dtype.ir_name} and {mat2.dtype.ir_name}")
     _check_expand(self._array.shape, (s1[0], s2[1]))
-    return scaled_sum(_product(mat1, mat2, "addmm_impl_cpu_"), self, beta, alpha)
+    return scaled_product(mat1, mat2, "addmm_impl_cpu_", self, beta, alpha)
+
+
+def scaled_product(a, b, kernel_name, self, beta, alpha):
+    """``beta * self + alpha * (a @ b)``: addmm's and baddbmm's result. float16 products are
+    not rounded before the epilogue: CPUBlas's reduced-float gemm and baddbmm_cpu_kernel keep the
+    dot products in float (opmath) and round ``beta * c + alpha * dot`` once; summing the
+    products in order in float32 reproduces them."""
+    if a.dtype is not D.float16:
+        return scaled_sum(_product(a, b, kernel_name), self, beta, alpha)
+    a32, b32 = a._array.astype(np.float32), b._array.astype(np.float32)
+    dot = np.zeros(np.broadcast_shapes(a32.shape[:-1] + (1,), b32.shape[:-2] + (1, b32.shape[-1])), np.float32)
+    for i in range(a32.shape[-1]):
+        dot = dot + a32[..., :, i:i + 1] * b32[..., i:i + 1, :]
+    al, be = np.float32(checked_scalar(alpha, D.float32)), np.float32(checked_scalar(beta, D.float32))
+    with np.errstate(all="ignore"):
+        r = al * dot if be == 0 else self._array.astype(np.float32) * be + al * dot
+    return _fresh(np.ascontiguousarray(np.broadcast_to(r, dot.shape).astype(np.float16)), D.float16, a.device)
 
 
 def scaled_sum(out, self, beta, alpha):
@@ -415,6 +461,17 @@ def diag(self, diagonal):
     if a.ndim == 2:
         return _fresh(xp.diagonal(a, diagonal).copy(), self.dtype, self.device)  # never a view
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
+
+
+@composite(diag)
+def _diag_composite(self, diagonal):
+    # TensorShape.cpp diag: diag_embed of a vector, a copy of a matrix's diagonal
+    ndim = self.dim()
+    if ndim == 1:
+        return OVERLOADS["aten::diag_embed"](self, diagonal)
+    if ndim == 2:
+        return OVERLOADS["aten::diagonal_copy"](self, diagonal)
+    return diag.kernel(self, diagonal)  # its error
 
 
 def _singular_pivot(matrix):

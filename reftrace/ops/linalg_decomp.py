@@ -288,28 +288,31 @@ def _check_solve(A, B, left):
         raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type "
                            f"{A.dtype.ir_name} and B of type {B.dtype.ir_name} instead")
     vector = _solve_vector_case(A, B)
-    n = A._array.shape[-1]
-    k = B._array.shape[-1] if vector else B._array.shape[-2 if left else -1]
-    if vector:
-        k = B._array.shape[-1]
-    if k != n:
+    # checkInputsSolver on B_ (B.unsqueeze(-1) in the vector case): the message names the last
+    # two dims of each
+    a = A._array.shape
+    b = B._array.shape + (1,) if vector else B._array.shape
+    if (a[-2] != b[-2]) if left else (a[-1] != b[-1]):
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
-                           f"{'AX = B' if left else 'XA = B'} ({_dims(A)} and {_dims(B)})")
-
-
-def _dims(t):
-    return "x".join(map(str, t._array.shape))
+                           f"{'AX = B' if left else 'XA = B'} ({a[-2]}x{a[-1]} and {b[-2]}x{b[-1]})")
+    broadcast_shapes(b[:-2], a[:-2])  # _linalg_broadcast_batch_dims(B_, A)
+    if not left and vector:
+        raise RuntimeError(f"{name}: Vector broadcasting of the left hand side is not supported for "
+                           "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)")
 
 
 def _solve_result(x, dtype, device, vector, left):
     if vector:
-        # the vector case is solved as a batch of one-column matrices, then squeezed: the batch
-        # stays column-major, (1, n) for (b, n)
-        strides = lapack_strides(x.shape)[:-1]
+        # the vector case: _linalg_solve_ex's meta function lays the (*, n) result out with
+        # batched_matrix_contiguous_strides(result_shape, f_contig): its last two dims as a
+        # column-major matrix, (1, b) for (b, n)
+        strides = lapack_strides(x.shape[:-1])
         x = x[..., 0]
         out = empty_strided_array(np, x.shape, strides, dtype.np)
         out[...] = x
         return _strided(out, dtype, device, strides)
+    if not left:  # solved as A.mT X.mT = B.mT: the column-major result, transposed back
+        return fresh(np.ascontiguousarray(x), dtype, device)
     return lapack_result(x, dtype, device)
 
 

@@ -12,8 +12,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._promotion import result_type
-from .._tensor import _fresh, _view_of, _wrap_dim
-from ._iter import broadcast_shapes
+from .._tensor import _fresh, _view_of, _wrap_dim, contiguous_strides
+from ._iter import broadcast_shapes, wrap_strided
 from ._registry import composite, derivatives, get_packet, op
 from .linalg_decomp import (check_float, check_matrix, fresh, lapack_result, lapack_strides,
                             quiet_np, real_of, square_float)
@@ -263,25 +263,38 @@ def _norm_dtype(A, dtype):
 
 @quiet_np
 def _matrix_norm_values(a, ord, dims, keepdim):
-    d0, d1 = dims
-    a = np.moveaxis(a, (d0, d1), (-2, -1))
+    """LinearAlgebra.cpp's linalg_matrix_norm over NumPy arrays, step by step (see
+    _matrix_norm_composite for the same steps as recorded ops)."""
     if ord == "fro":
-        r = np.sqrt(np.sum(np.abs(a) ** 2, axis=(-2, -1)))
-    elif ord == "nuc":
-        r = np.sum(np.linalg.svd(a, compute_uv=False), axis=-1) if a.size else np.zeros(a.shape[:-2])
-    elif abs(ord) == 2:
-        s = np.linalg.svd(a, compute_uv=False)
-        r = s.max(-1) if ord > 0 else s.min(-1)
-    elif abs(ord) == 1:
-        s = np.sum(np.abs(a), axis=-2)
-        r = s.max(-1) if ord > 0 else s.min(-1)
-    else:
-        s = np.sum(np.abs(a), axis=-1)
-        r = s.max(-1) if ord > 0 else s.min(-1)
-    if keepdim:
-        for d in sorted((d0, d1)):
-            r = np.expand_dims(r, d)
-    return r
+        return np.sqrt(np.sum(np.abs(a) ** 2, axis=tuple(dims), keepdims=keepdim))
+    if ord == "nuc" or abs(ord) == 2:
+        perm = _backshift(dims[0], dims[1], a.ndim)
+        m = np.transpose(a, perm)
+        s = np.linalg.svd(m, compute_uv=False) if min(m.shape[-2:]) else \
+            np.zeros(m.shape[:-2] + (0,), m.dtype)
+        r = np.sum(s, axis=-1, keepdims=keepdim) if ord == "nuc" else _max_min(s, -1, ord > 0, keepdim)
+        if keepdim:
+            r = np.transpose(r[..., None], [perm.index(d) for d in range(a.ndim)])
+        return r
+    d0, d1 = (dims[1], dims[0]) if abs(ord) == math.inf else dims
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    return _max_min(np.sum(np.abs(a), axis=d0, keepdims=keepdim), d1, ord > 0, keepdim)
+
+
+def _max_min(a, dim, largest, keepdim):
+    """linalg_matrix_norm's max_min: amax for a positive ord, amin for a negative one; over an
+    empty dim amax gives zeros (the norm of an empty matrix), amin raises amin's error."""
+    if a.shape[dim] == 0:
+        if not largest:
+            raise IndexError(f"amin(): Expected reduction dim {dim} to have non-zero size.")
+        shape = list(a.shape)
+        if keepdim:
+            shape[dim] = 1
+        else:
+            del shape[dim]
+        return np.zeros(shape, a.dtype)
+    return (np.max if largest else np.min)(a, axis=dim, keepdims=keepdim)
 
 
 def _check_matrix_norm(A, ord, dim):
@@ -307,8 +320,27 @@ def _check_matrix_norm(A, ord, dim):
 def _matrix_norm(A, ord, dim, keepdim, dtype):
     dims = _check_matrix_norm(A, ord, dim)
     a = A._array.astype(dtype.np) if dtype is not None else A._array
-    r = _matrix_norm_values(a, ord, dims, keepdim)
-    return fresh(np.asarray(r), _norm_dtype(A, dtype), A.device)
+    r = np.asarray(_matrix_norm_values(a, ord, dims, keepdim))
+    if keepdim and (ord == "nuc" or ord in (2, -2)):
+        # torch reduces svdvals of the dims-moved-last input with keepdim, unsqueezes and
+        # permutes back: a view whose strides are not the contiguous ones
+        return wrap_strided(r, _norm_dtype(A, dtype), A.device, _svd_norm_keepdim_strides(A.dim(), dims, r.shape))
+    return fresh(r, _norm_dtype(A, dtype), A.device)
+
+
+def _backshift(d0, d1, ndim):
+    """create_dim_backshift_permutation: the other dims in order, then d0, d1."""
+    return [d for d in range(ndim) if d not in (d0, d1)] + [d0, d1]
+
+
+def _svd_norm_keepdim_strides(ndim, dims, shape):
+    perm = _backshift(dims[0], dims[1], ndim)
+    moved = tuple(shape[d] for d in perm)  # the batch dims, then 1, 1
+    src = contiguous_strides(moved[:-1]) + (1,)  # amax/sum(-1, keepdim), then unsqueeze(-1)
+    out = [0] * ndim
+    for i, d in enumerate(perm):  # .permute(reverse permutation)
+        out[d] = src[i]
+    return tuple(out)
 
 
 @op("linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, "
@@ -324,26 +356,36 @@ def linalg_matrix_norm_str(self, ord, dim, keepdim, dtype):
 
 
 def _matrix_norm_composite(self, ord, dim, keepdim, dtype):
+    """LinearAlgebra.cpp's linalg_matrix_norm (both overloads), step by step."""
     dims = _check_matrix_norm(self, ord, dim)
-    A = self.to(dtype) if dtype is not None else self
     if ord == "fro":
-        return _p("linalg_vector_norm")(A, 2, dims, keepdim)
+        return _p("linalg_vector_norm")(self, 2, dims, keepdim, dtype=dtype)
     if ord == "nuc" or abs(ord) == 2:
-        s = _p("linalg_svdvals")(A.movedim(dims, [-2, -1]))
-        if ord == "nuc":
-            r = s.sum(-1)
+        A = self.to(dtype) if dtype is not None else self
+        perm = _backshift(dims[0], dims[1], self.dim())
+        s = _p("linalg_svdvals")(A.permute(perm))
+        r = s.sum(-1, keepdim) if ord == "nuc" else _max_min_op(s, -1, ord > 0, keepdim)
+        if keepdim:
+            reverse = [perm.index(d) for d in range(len(perm))]
+            r = r.unsqueeze(-1).permute(reverse)
+        return r
+    # 1, -1, inf, -inf: the inf norm is the 1 norm of the transposed matrix
+    d0, d1 = (dims[1], dims[0]) if abs(ord) == math.inf else dims
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    r = _p("linalg_vector_norm")(self, 1.0, [d0], keepdim, dtype=dtype)
+    return _max_min_op(r, d1, ord > 0, keepdim)
+
+
+def _max_min_op(t, dim, largest, keepdim):
+    if largest and t.shape[dim] == 0:  # a new zeros tensor: no grad_fn, as torch's
+        shape = list(t.shape)
+        if keepdim:
+            shape[dim] = 1
         else:
-            r = s.amax(-1) if ord > 0 else s.amin(-1)
-    else:
-        red = dims[0] if abs(ord) == 1 else dims[1]
-        other = dims[1] if abs(ord) == 1 else dims[0]
-        s = A.abs().sum(red, keepdim=True)
-        r = s.amax(other, keepdim=True) if ord > 0 else s.amin(other, keepdim=True)
-        return r if keepdim else r.squeeze(max(dims)).squeeze(min(dims))
-    if keepdim:
-        for d in sorted(dims):
-            r = r.unsqueeze(d)
-    return r
+            del shape[dim]
+        return _p("zeros")(shape, dtype=t.dtype, device=t.device)
+    return t.amax(dim, keepdim) if largest else t.amin(dim, keepdim)
 
 
 composite(linalg_matrix_norm)(_matrix_norm_composite)

@@ -155,14 +155,53 @@ def _prelu_composite(self, weight):
 def rrelu(self, lower, upper, training, generator):
     if upper < lower:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    noise = _shaped_like(self, self.shape_tuple)
+    return rrelu_with_noise.kernel(self, noise, lower, upper, training, generator)
+
+
+@composite(rrelu)
+def _rrelu_composite(self, lower, upper, training, generator):
+    # RReLU: rrelu_with_noise on a fresh noise tensor (its grad_fn RreluWithNoiseBackward0)
+    if upper < lower:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    noise = _shaped_like(self, self.shape_tuple)
+    return rrelu_with_noise(self, noise, lower, upper, training, generator)
+
+
+@op("rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, "
+    "Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor",
+    variants=(), nondeterministic=True)
+def rrelu_with_noise(self, noise, lower, upper, training, generator):
+    """In training, each x <= 0 is scaled by a slope drawn from U(lower, upper), which ``noise``
+    keeps (1 elsewhere): the backward reads it. Else leaky_relu with the mean slope."""
     if not training:  # ATen writes leaky_relu into a contiguous result
         return _contiguous(leaky_relu.kernel(self, (lower + upper) / 2))
     a = _floating(self, "rrelu_with_noise_out_cpu")
     from .random import uniform_
-    noise = _shaped_like(self, a.shape)
-    uniform_.kernel(noise, lower, upper, generator)
-    slope = noise._array
-    return _contiguous(_like_input(np.where(a >= 0, a, a * slope), self))
+    drawn = _shaped_like(self, a.shape)
+    uniform_.kernel(drawn, lower, upper, generator)
+    slope = drawn._array
+    noise._array[...] = np.where(a <= 0, slope, 1)
+    return _contiguous(_like_input(np.where(a <= 0, a * slope, a), self))
+
+
+derivatives(rrelu_with_noise, {
+    "self": "rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False)"})
+
+
+@op("rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, "
+    "Scalar upper, bool training, bool self_is_result) -> Tensor", variants=())
+def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, self_is_result):
+    if training:  # noise * grad_output
+        from .arithmetic import mul
+        return mul.kernel(noise, grad_output)
+    from .backward import leaky_relu_backward
+    return leaky_relu_backward.kernel(grad_output, self, (lower + upper) / 2, self_is_result)
+
+
+derivatives(rrelu_with_noise_backward, {
+    "grad_output": "rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False)",
+    "self": "zeros_like(grad)"})
 
 
 @op("log_sigmoid(Tensor self) -> Tensor", variants=())

@@ -23,7 +23,7 @@ from .. import _dtype as D
 from .._tensor import _fresh, _strided, xp_of
 from .._device import strided
 from ._registry import derivatives, get_packet, op
-from .linalg import _check_bmm, _product, scaled_sum
+from .linalg import _check_bmm, scaled_product
 from .nn_misc import _dropout
 
 
@@ -40,8 +40,7 @@ def baddbmm(self, batch1, batch2, beta, alpha):
     if self.dtype is not batch1.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {self.dtype.ir_name}, "
                            f"batch1: {batch1.dtype.ir_name}, batch2: {batch2.dtype.ir_name}")
-    out = _product(batch1, batch2, "bmm")
-    target = out._array.shape
+    target = (batch1._array.shape[0], batch1._array.shape[1], batch2._array.shape[2])
     try:
         np.broadcast_shapes(self._array.shape, target)
     except ValueError:
@@ -49,7 +48,7 @@ def baddbmm(self, batch1, batch2, beta, alpha):
                            f"size ({self._array.shape[-1]}) at non-singleton dimension "
                            f"{len(self._array.shape) - 1}.  Target sizes: {list(target)}.  Tensor "
                            f"sizes: {list(self._array.shape)}") from None
-    return scaled_sum(out, self, beta, alpha)
+    return scaled_product(batch1, batch2, "bmm", self, beta, alpha)
 
 
 derivatives(baddbmm, {

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._tensor import _fresh, xp_of
 from ._registry import composite, derivatives, get_packet, op
-from ._memory_format import like_input
+from ._memory_format import like_conv
 from .._frames import warn_at_caller
 
 
@@ -171,6 +171,9 @@ def _check_transposed(x, w, bias, padding, stride, dilation, output_padding, gro
     """check_shape_forward for transposed=True, and the output-size checks, with ATen's words."""
     k, ws, xs = w.ndim, w.shape_tuple, x.shape_tuple
     _check_rank_and_params(x, w, padding, stride, dilation, output_padding)
+    if ws[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {sizes(ws)} instead")
     if ws[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
                            f"dimension 0, but got weight of size [{sizes(ws)}] instead")
@@ -252,11 +255,30 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
             _CHECKED.clear()
         _CHECKED[key] = params
     stride, padding, dilation, output_padding = params
+    if input.numel() == 0:
+        return _empty_convolution(input, weight, stride, padding, dilation, transposed,
+                                  output_padding, groups)
     if transposed:
-        return like_input(conv_transpose_forward(input, weight, bias, stride, padding, dilation,
-                                                 output_padding, groups), input)
-    return like_input(conv_forward(input, weight, bias, stride, [(p, p) for p in padding],
-                                   dilation, groups), input)
+        return like_conv(conv_transpose_forward(input, weight, bias, stride, padding, dilation,
+                                                output_padding, groups), input, weight)
+    return like_conv(conv_forward(input, weight, bias, stride, [(p, p) for p in padding],
+                                  dilation, groups), input, weight)
+
+
+def _empty_convolution(input, weight, stride, padding, dilation, transposed, output_padding, groups):
+    """ConvBackend::Empty (an input with no elements): the output shape without computing; with
+    no input channels (a weight with no elements) torch's output has no channels either."""
+    if transposed:
+        spatial = transposed_output_size(input.shape_tuple[2:], weight.shape_tuple[2:], stride,
+                                         padding, dilation, output_padding)
+        channels = weight.shape_tuple[1] * groups
+    else:
+        spatial = [(i + 2 * p - d * (k - 1) - 1) // s + 1 for i, k, s, p, d in
+                   zip(input.shape_tuple[2:], weight.shape_tuple[2:], stride, padding, dilation)]
+        channels = weight.shape_tuple[0]
+    channels = channels if weight.numel() else 0
+    shape = (input.shape_tuple[0], channels, *spatial)
+    return _fresh(xp_of(input).zeros(shape, input.dtype.np), input.dtype, input.device)
 
 
 # The shape checks depend on the shapes and parameters only: a call with a signature that passed
@@ -318,8 +340,8 @@ def _convolution_mode(input, weight, bias, stride, padding, dilation, groups):
             _warn_same_padding_once()
             _check_shapes(input, weight, bias, [t // 2 for t in total], [1] * dim, dil, groups)
             pairs = [(t // 2, t - t // 2) for t in total]
-            return like_input(conv_forward(input, weight, bias, [1] * dim, pairs, dil, groups),
-                              input)
+            return like_conv(conv_forward(input, weight, bias, [1] * dim, pairs, dil, groups),
+                             input, weight)
     else:
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     return _convolution.kernel(input, weight, bias, stride, pads, dilation, False, [0] * dim,

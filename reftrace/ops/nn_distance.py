@@ -140,10 +140,60 @@ def cdist(x1, x2, p, compute_mode):
         raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {x1.dtype.ir_name}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    return _cdist_forward.kernel(x1, x2, p, compute_mode)
+
+
+@composite(cdist)
+def _cdist_composite(x1, x2, p, compute_mode):
+    """Distance.cpp cdist: _cdist_forward (CdistBackward0), except the matrix-product path for
+    p = 2 on more than 25 rows (or compute_mode 1): _euclidean_dist, viewed to the batch shape."""
+    r1, r2 = x1.shape_tuple[-2], x2.shape_tuple[-2]
+    if x1.numel() == 0 or x2.numel() == 0:
+        return _cdist_forward(x1, x2, p, compute_mode)
+    mode = 0 if compute_mode is None else compute_mode
+    if p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
+        batch = list(_broadcast_shapes(x1.shape_tuple[:-2], x2.shape_tuple[:-2]))
+        c1 = x1.shape_tuple[-1]
+        product = 1
+        for b in batch:
+            product *= b
+        if product == 1:
+            dist = _euclidean_dist(x1, x2)
+        else:
+            dist = _euclidean_dist(x1.expand(batch + [r1, c1]).reshape([product, r1, c1]),
+                                   x2.expand(batch + [r2, c1]).reshape([product, r2, c1]))
+        return dist.view(batch + [r1, r2])
+    return _cdist_forward(x1, x2, p, compute_mode)
+
+
+@op("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", variants=())
+def _cdist_forward(x1, x2, p, compute_mode):
     xp = xp_of(x1)
     batch = _broadcast_shapes(x1.shape_tuple[:-2], x2.shape_tuple[:-2])
     a = xp.broadcast_to(x1._array, batch + x1.shape_tuple[-2:]).astype(np.float64)
     b = xp.broadcast_to(x2._array, batch + x2.shape_tuple[-2:]).astype(np.float64)
     res = _pnorm(xp, a[..., :, None, :] - b[..., None, :, :], p, -1)
     return _fresh(xp.asarray(res).astype(x1.dtype.np), x1.dtype, x1.device)
+
+
+derivatives(_cdist_forward, {
+    "x1": "_cdist_backward(grad.contiguous(), x1, x2, p, result)",
+    "x2": "_cdist_backward(grad.mT.contiguous(), x2, x1, p, result.mT.contiguous())"})
+
+
+@op("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor", variants=())
+def _euclidean_dist(x1, x2):
+    """Distance.cpp _euclidean_dist: ||x1||^2 - 2 x1.x2 + ||x2||^2 as one matrix product,
+    clamped at 0, square-rooted."""
+    xp = xp_of(x1)
+    a, b = x1._array, x2._array
+    a_norm = (a * a).sum(-1, keepdims=True)
+    b_norm = (b * b).sum(-1, keepdims=True)
+    a_ = xp.concatenate([a * -2, a_norm, xp.ones_like(a_norm)], -1)
+    b_ = xp.concatenate([b, xp.ones_like(b_norm), b_norm], -1)
+    res = xp.sqrt(xp.maximum(xp.matmul(a_, xp.swapaxes(b_, -1, -2)), 0))
+    return _fresh(xp.asarray(res, dtype=x1.dtype.np), x1.dtype, x1.device)
+
+
+derivatives(_euclidean_dist, {"x1, x2": "_euclidean_dist_backward(grad, x1, x2, result)"})
 

@@ -103,7 +103,16 @@ def _nll_loss_nd_composite(self, target, weight, reduction, ignore_index):
         return nll_loss(self, target, weight, reduction, ignore_index)
     if self.dim() == 4:
         return nll_loss2d(self, target, weight, reduction, ignore_index)
-    return record_without_formula(nll_loss_nd, [self, target, weight, reduction, ignore_index])
+    nll_loss_nd.kernel(self, target, weight, reduction, ignore_index)  # its checks
+    # dim 3 or > 4: viewed as (N, C, 1, -1) for nll_loss2d, the unreduced loss viewed back
+    n, c = self.shape_tuple[:2]
+    out_size = [n] + list(self.shape_tuple[2:])
+    input_ = self.contiguous()
+    target_ = target.contiguous()
+    input_ = input_.view([n, c, 1, -1]) if input_.numel() > 0 else input_.view([n, c, 0, 0])
+    target_ = target_.view([n, 1, -1]) if target_.numel() > 0 else target_.view([n, 0, 0])
+    out = nll_loss2d(input_, target_, weight, reduction, ignore_index)
+    return out if reduction != NONE else out.view(out_size)
 
 
 @op("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
@@ -199,11 +208,38 @@ def _cross_entropy_composite(self, target, weight, reduction, ignore_index, labe
         if reduction == MEAN:  # C++ divides by a number: div.Scalar (DivBackward1)
             return OVERLOADS["aten::div.Scalar"](-terms.sum(), self.numel() / n_classes)
         return -terms.sum() if reduction == SUM else -terms.sum(class_dim)
-    if label_smoothing > 0:  # class indices with label smoothing: no gradient yet
-        return record_without_formula(cross_entropy_loss, [self, target, weight, reduction,
-                                                           ignore_index, label_smoothing])
+    if label_smoothing > 0:
+        return _label_smoothing_composite(self, target, weight, reduction, ignore_index,
+                                          label_smoothing)
     return nll_loss_nd(self.log_softmax(0 if self.dim() == 1 else 1), target, weight, reduction,
                        ignore_index)
+
+
+def _label_smoothing_composite(self, target, weight, reduction, ignore_index, label_smoothing):
+    # LossNLL.cpp cross_entropy_loss_label_smoothing, op for op
+    class_dim = 0 if self.dim() == 1 else 1
+    input = self.log_softmax(class_dim)
+    nllloss = nll_loss_nd(input, target, weight, reduction, ignore_index)
+    n_classes = input.shape_tuple[class_dim]
+    ignore_mask = target == ignore_index
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = weight.shape_tuple[0]
+        smooth_loss = -(input * weight.view(shape)).sum(class_dim)
+    else:
+        smooth_loss = -input.sum(class_dim)
+    smooth_loss.masked_fill_(ignore_mask, 0.0)
+    if reduction == MEAN:
+        if weight is not None:
+            ret = smooth_loss.sum() / weight.gather(0, target.masked_select(~ignore_mask)
+                                                    .flatten()).sum()
+        else:
+            ret = smooth_loss.sum() / (~ignore_mask).sum()
+    elif reduction == SUM:
+        ret = smooth_loss.sum()
+    else:
+        ret = smooth_loss
+    return (1 - label_smoothing) * nllloss + ret * (label_smoothing / n_classes)
 
 
 @op("mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=())
@@ -353,6 +389,17 @@ def kl_div(self, target, reduction, log_target):
             losses = np.where(t == 0, 0.0, t * np.log(np.where(t == 0, 1, t))) - t * a
             losses = np.where(np.isnan(t), np.nan, losses)
     return _reduce(self, losses, reduction, dtype)
+
+
+@composite(kl_div)
+def _kl_div_composite(self, target, reduction, log_target):
+    # Loss.cpp kl_div, in its order
+    kl_div.kernel(self, target, reduction, log_target)  # its checks
+    if log_target:
+        output = target.exp() * (target - self)
+    else:
+        output = OVERLOADS["aten::xlogy.Tensor"](target, target) - target * self
+    return apply_loss_reduction(output, reduction)
 
 
 @op("poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, "
@@ -539,6 +586,18 @@ derivatives(multi_margin_loss, {"self": "multi_margin_loss_backward(grad, self, 
 
 @op("multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=())
 def multilabel_margin_loss(self, target, reduction):
+    return multilabel_margin_loss_forward.kernel(self, target, reduction)[0]
+
+
+@composite(multilabel_margin_loss)
+def _multilabel_margin_loss_composite(self, target, reduction):
+    # Loss.cpp: the output of multilabel_margin_loss_forward (MultilabelMarginLossBackward0)
+    return multilabel_margin_loss_forward(self, target, reduction)[0]
+
+
+@op("multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> "
+    "(Tensor output, Tensor is_target)", variants=())
+def multilabel_margin_loss_forward(self, target, reduction):
     a = _float64(self)
     x = a.reshape(-1, a.shape[-1]) if a.ndim else a.reshape(1, 1)
     n, c = x.shape
@@ -556,4 +615,10 @@ def multilabel_margin_loss(self, target, reduction):
     losses = (hinge * mask).sum((1, 2)) / c
     if reduction == NONE:
         losses = losses.reshape(self.shape_tuple[:-1]) if self.ndim > 1 else losses.reshape(())
-    return _reduce(self, losses, reduction)
+    return (_reduce(self, losses, reduction),
+            _result(self, is_target.reshape(target.shape_tuple)))
+
+
+derivatives(multilabel_margin_loss_forward, {
+    "self": "multilabel_margin_loss_backward(grad, self, target, reduction, is_target)",
+    "target": "non_differentiable"})

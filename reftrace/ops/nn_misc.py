@@ -14,7 +14,6 @@ from .nn_conv import legacy_type_name, sizes
 from .random import bernoulli_draws
 from ._memory_format import like_input
 from ._registry import composite, derivatives, get_packet, op
-from ..autograd._variable_type import record_without_formula
 
 
 # -- dropout -------------------------------------------------------------------------------------
@@ -420,7 +419,39 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, pe
 def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
                               per_sample_weights, include_last_offset, padding_idx):
     return _embedding_bag_impl(weight, indices, offsets, mode, per_sample_weights,
-                               include_last_offset, -1 if padding_idx is None else padding_idx)
+                               include_last_offset, _wrap_padding_idx(weight, padding_idx))
+
+
+def _wrap_padding_idx(weight, padding_idx):
+    """EmbeddingBag.cpp embedding_bag: a negative padding_idx counts from the last row."""
+    if padding_idx is None:
+        return -1
+    num_embeddings = weight.shape_tuple[0]
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, "
+                           f"-{num_embeddings} through {num_embeddings - 1}, but got {padding_idx}")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
+@composite(embedding_bag)
+def _embedding_bag_composite(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                             per_sample_weights, include_last_offset):
+    return _embedding_bag_padding_idx_composite(weight, indices, offsets, scale_grad_by_freq, mode,
+                                                sparse, per_sample_weights, include_last_offset,
+                                                None)
+
+
+@composite(embedding_bag_padding_idx)
+def _embedding_bag_padding_idx_composite(weight, indices, offsets, scale_grad_by_freq, mode,
+                                         sparse, per_sample_weights, include_last_offset,
+                                         padding_idx):
+    # EmbeddingBag.cpp embedding_bag: _embedding_bag (EmbeddingBagBackward0) on contiguous
+    # indices and offsets, padding_idx wrapped
+    embedding_bag_padding_idx.kernel(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                                     per_sample_weights, include_last_offset, padding_idx)  # checks
+    return _embedding_bag(weight, indices.contiguous(), offsets.contiguous(), scale_grad_by_freq,
+                          mode, sparse, per_sample_weights, include_last_offset,
+                          _wrap_padding_idx(weight, padding_idx))
 # (aten::embedding_bag is CompositeImplicitAutograd: it calls _embedding_bag, whose entry follows)
 
 
@@ -450,4 +481,41 @@ def _pad_composite(self, pad_, mode, value):
     if mode in ("reflect", "replicate"):
         aten = "reflection_pad" if mode == "reflect" else "replication_pad"
         return get_packet(f"{aten}{dims}d")(self, pad_)
-    return record_without_formula(pad, [self, pad_, mode, value])  # circular: not yet
+    return _pad_circular(self, pad_)
+
+
+def _pad_circular(self, padding):
+    """PadNd.cpp _pad_circular_symint: the input copied into the middle of a new tensor, then
+    each padded side copied from the opposite end (in place through slices: CopySlices)."""
+    in_shape = list(self.shape_tuple)
+    self_ndim = len(in_shape)
+    ndim_padded = len(padding) // 2
+    ndim_nonpadded = self_ndim - ndim_padded
+    out_shape = in_shape[:ndim_nonpadded] + [0] * ndim_padded
+    for i in range(ndim_padded):
+        pad_l = padding[2 * (ndim_padded - i - 1) + 0]
+        pad_r = padding[2 * (ndim_padded - i - 1) + 1]
+        out_shape[ndim_nonpadded + i] = in_shape[ndim_nonpadded + i] + pad_l + pad_r
+    out = self.new_empty(out_shape)
+    # put the original array into the padded array
+    out_slice, in_slice = out, self
+    for i in range(ndim_padded):
+        dim = ndim_padded - i + ndim_nonpadded - 1
+        pad_l, pad_r = padding[2 * i], padding[2 * i + 1]
+        out_slice = out_slice.slice(dim, max(pad_l, 0), out_shape[dim] - max(pad_r, 0))
+        in_slice = in_slice.slice(dim, max(-pad_l, 0), in_shape[dim] - max(-pad_r, 0))
+    out_slice.copy_(in_slice)
+    # pad the beginning of each dimension, then its end (corners are written more than once)
+    for i in range(ndim_padded):
+        dim = ndim_padded - i + ndim_nonpadded - 1
+        pad_l, pad_r = padding[2 * i], padding[2 * i + 1]
+        if pad_l > 0:
+            out_slice = out.slice(dim, 0, pad_l)
+            in_slice = out.slice(dim, out_shape[dim] - pad_l - max(pad_r, 0),
+                                 out_shape[dim] - max(pad_r, 0))
+            out_slice.copy_(in_slice)
+        if pad_r > 0:
+            out_slice = out.slice(dim, out_shape[dim] - pad_r, out_shape[dim])
+            in_slice = out.slice(dim, max(pad_l, 0), max(pad_l, 0) + pad_r)
+            out_slice.copy_(in_slice)
+    return out

@@ -301,6 +301,10 @@ def rms_norm(input, normalized_shape, weight, eps):
     a = input._array.astype(np.float64)
     axes = tuple(range(a.ndim - k, a.ndim))
     normalized = a / np.sqrt((a * a).mean(axis=axes, keepdims=True) + eps)
+    if a.size == 0 and weight is not None:
+        # torch's last step is result.mul(weight): an empty result takes mul's broadcast strides
+        from ._registry import OVERLOADS
+        return OVERLOADS["aten::mul.Tensor"].kernel(input.detach(), weight.detach())
     return _affine_result(input, normalized, weight, None, shape)
 
 

@@ -347,6 +347,13 @@ def _register_interp(name):
     scales = ", ".join(s.split()[1].split("=")[0] for s in scale_args.split(", "))
     derivatives(direct, {"self": f"{name}_backward(grad, output_size, self.shape, "
                                  f"align_corners, {scales})"})
+
+    @composite(vec)
+    def _vec_composite(input, output_size, align_corners, scale_factors):
+        # UpSample.cpp: the .vec overload computes the size and calls the per-dimension one
+        # (whose derivatives.yaml entry makes the grad_fn)
+        size, scales = _output_size(input, output_size, scale_factors, dims)
+        return direct(input, size, align_corners, *scales)
     return vec, direct
 
 

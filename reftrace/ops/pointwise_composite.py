@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._promotion import result_type
-from ._iter import broadcast_shapes, pointwise_result
+from ._iter import broadcast_shapes, like_result, pointwise_result
 from ._pointwise_helpers import as_np
 from ._registry import derivatives, op
 from .arithmetic import _pow_scalar, inplace, quiet
@@ -25,13 +25,14 @@ square_ = op("square_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(squ
 @quiet
 def _nan_to_num(self, nan, posinf, neginf):
     a = self._array
+    # torch writes into empty_like(self) (nan_to_num_out): self's layout
     if self.dtype.category <= 1:  # integers and bools have no nan or inf: a copy
-        return pointwise_result(a.copy(), self.dtype, self.device, (self,))
+        return like_result(a.copy(), self.dtype, self.device, self)
     info = np.finfo(a.dtype)
     arr = np.nan_to_num(a, nan=0.0 if nan is None else nan,
                         posinf=info.max if posinf is None else posinf,
                         neginf=info.min if neginf is None else neginf)
-    return pointwise_result(arr.astype(a.dtype, copy=False), self.dtype, self.device, (self,))
+    return like_result(arr.astype(a.dtype, copy=False), self.dtype, self.device, self)
 
 
 nan_to_num = op("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",

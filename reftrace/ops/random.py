@@ -10,12 +10,14 @@ reftrace; the draws are NOT torch's (torch uses MT19937 with its own transforms)
 The Python-level wrappers torch.rand & co. (which fill in device="cpu" and pin_memory=False, as
 torch's bindings do, and take requires_grad=) live in ``reftrace/random.py``.
 """
+import math
+
 import numpy as np
 
 from .. import _dtype as D
 from .._device import CPU
 from .._tensor import _fresh, _strided, xp_of
-from ._iter import _non_overlapping_and_dense, broadcast_shapes
+from ._iter import broadcast_shapes, is_non_overlapping_and_dense
 from ._registry import derivatives, op
 from reftrace_backends import get_backend
 
@@ -37,8 +39,8 @@ def _dtype(dtype, default=None):
     return dtype if dtype is not None else default or D.get_default_dtype()
 
 
-def _float_only(dtype, kernel_name):
-    if not dtype.is_floating_point:
+def _float_only(dtype, kernel_name, complex_ok=False):
+    if not (dtype.is_floating_point or (complex_ok and dtype.is_complex)):
         raise NotImplementedError(f"\"{kernel_name}\" not implemented for '{dtype.ir_name}'")
 
 
@@ -60,7 +62,7 @@ def _like(self, draws, dtype):
     xp = xp_of(self)
     arr = _on(self.device, draws).astype(dtype.np, copy=False)
     stride = self.stride()
-    if self.is_contiguous() or not _non_overlapping_and_dense(self.shape_tuple, stride):
+    if self.is_contiguous() or not is_non_overlapping_and_dense(self.shape_tuple, stride):
         return _fresh(arr, dtype, self.device)
     order = sorted(range(arr.ndim), key=lambda d: -stride[d])
     laid = xp.ascontiguousarray(arr.transpose(order)).transpose(np.argsort(order))
@@ -68,13 +70,27 @@ def _like(self, draws, dtype):
 
 
 def _uniform(rng, shape, dtype, low=0.0, high=1.0):
+    if dtype.is_complex:  # uniform_impl_: the real and imaginary parts (view_as_real) each
+        return _as_complex(_uniform(rng, tuple(shape) + (2,), _real_of(dtype), low, high), dtype)
     wide = np.float64 if dtype is D.float64 else np.float32
     u = rng.random(tuple(shape), dtype=wide)
     return u if (low, high) == (0.0, 1.0) else low + (high - low) * u
 
 
-def _normal(rng, shape, dtype):
-    return rng.standard_normal(tuple(shape), dtype=np.float64 if dtype is D.float64 else np.float32)
+def _normal(rng, shape, dtype, mean=0.0, std=1.0):
+    if dtype.is_complex:  # normal_impl_: both parts of view_as_real, with std / sqrt(2)
+        return _as_complex(_normal(rng, tuple(shape) + (2,), _real_of(dtype), mean, std / math.sqrt(2)), dtype)
+    z = rng.standard_normal(tuple(shape), dtype=np.float64 if dtype is D.float64 else np.float32)
+    return z if (mean, std) == (0.0, 1.0) else mean + std * z
+
+
+def _real_of(dtype):
+    return D.float64 if dtype is D.complex128 else D.float32
+
+
+def _as_complex(parts, dtype):
+    """(..., 2) real draws as complex numbers (view_as_complex)."""
+    return np.ascontiguousarray(parts, _real_of(dtype).np).view(dtype.np)[..., 0]
 
 
 def _integers(rng, low, high, shape):
@@ -87,20 +103,14 @@ def _integers(rng, low, high, shape):
 
 def _rand(size, dtype, layout, device, pin_memory, generator=None):
     dt = _dtype(dtype)
-    _float_only(dt, "check_uniform_bounds")
+    _float_only(dt, "check_uniform_bounds", complex_ok=True)
     return _new(_uniform(_rng(device or CPU, generator), size, dt), dt, device)
 
 
 def _randn(size, dtype, layout, device, pin_memory, generator=None):
     dt = _dtype(dtype)
-    rng = _rng(device or CPU, generator)
-    if dt.is_complex:
-        # ATen's normal_ of a complex tensor: its view_as_real drawn with std 1/sqrt(2)
-        real = D.float64 if dt is D.complex128 else D.float32
-        pairs = _normal(rng, list(size) + [2], real) * real.np.type(1 / np.sqrt(2))
-        return _new(np.ascontiguousarray(pairs).view(dt.np)[..., 0], dt, device)
-    _float_only(dt, "normal_kernel_cpu")
-    return _new(_normal(rng, size, dt), dt, device)
+    _float_only(dt, "normal_kernel_cpu", complex_ok=True)
+    return _new(_normal(_rng(device or CPU, generator), size, dt), dt, device)
 
 
 def _randint(low, high, size, dtype, layout, device, pin_memory, generator=None):
@@ -147,14 +157,14 @@ _LIKE = ("*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
 @op("rand_like(Tensor self, " + _LIKE, **_NO_GRAD)
 def rand_like(self, dtype, layout, device, pin_memory, memory_format):
     dt = _dtype(dtype, self.dtype)
-    _float_only(dt, "check_uniform_bounds")
+    _float_only(dt, "check_uniform_bounds", complex_ok=True)
     return _like(self, _uniform(_rng(self.device), self.shape_tuple, dt), dt)
 
 
 @op("randn_like(Tensor self, " + _LIKE, **_NO_GRAD)
 def randn_like(self, dtype, layout, device, pin_memory, memory_format):
     dt = _dtype(dtype, self.dtype)
-    _float_only(dt, "normal_kernel_cpu")
+    _float_only(dt, "normal_kernel_cpu", complex_ok=True)
     return _like(self, _normal(_rng(self.device), self.shape_tuple, dt), dt)
 
 
@@ -308,7 +318,7 @@ def _fill(self, draws):
 @op("uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) "
     "-> Tensor(a!)", variants=("method",), **_RANDOM)
 def uniform_(self, low, high, generator):
-    _float_only(self.dtype, "check_uniform_bounds")
+    _float_only(self.dtype, "check_uniform_bounds", complex_ok=True)
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low:g} "
                            f"> to={high:g}")
@@ -321,9 +331,9 @@ derivatives(uniform_, {"self": "zeros_like(grad)"})
 @op("normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) "
     "-> Tensor(a!)", variants=("method",), **_RANDOM)
 def normal_(self, mean, std, generator):
-    _float_only(self.dtype, "normal_kernel_cpu")
+    _float_only(self.dtype, "normal_kernel_cpu", complex_ok=True)
     _check_std(std)
-    return _fill(self, mean + std * _normal(_rng(self.device, generator), self.shape_tuple, self.dtype))
+    return _fill(self, _normal(_rng(self.device, generator), self.shape_tuple, self.dtype, mean, std))
 
 
 derivatives(normal_, {"self": "zeros_like(grad)"})

@@ -299,7 +299,10 @@ def _amax(self, dim, keepdim, name):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.")
     axes = _axes(self, dim)
-    _check_nonempty(self, name, axes)
+    # zero_numel_check_dims: the dims in the order given, named as given (not wrapped)
+    for d in ([dim] if type(dim) is int else dim):
+        if self._array.ndim and self._array.shape[_wrap_dim(d, self._array.ndim)] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     arr = _EXTREMES[what][0](self._array, axis=axes, keepdims=keepdim)
     return _result(arr, self.dtype, self.device)
 

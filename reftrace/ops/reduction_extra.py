@@ -8,7 +8,9 @@ from .. import _dtype as D
 from .._tensor import _fresh, _wrap_dim
 from ._decomposed import decomposed
 from ._registry import composite, derivatives, get_packet, op
-from .linalg import _check_expand, _product, scaled_sum
+from ._fma import fma
+from .casts import checked_scalar
+from .linalg import _check_expand, _product, scaled_product, scaled_sum
 from .reduction import _axes, _result, _values_and_indices, _variance, _zero_dim_pair
 from .shape import _fmt
 
@@ -345,13 +347,22 @@ def addr(self, vec1, vec2, beta, alpha):
     dt = result_type(self, vec1, vec2)
     shape = (vec1.shape[0], vec2.shape[0])
     _check_expand(self._array.shape, shape)
-    outer = np.multiply.outer(vec1._array.astype(dt.np), vec2._array.astype(dt.np))
+    v1, v2 = vec1._array.astype(dt.np), vec2._array.astype(dt.np)
     if dt == D.bool:
-        r = (bool(alpha) & outer) | (bool(beta) & np.broadcast_to(self._array, shape))
+        r = (bool(alpha) & np.multiply.outer(v1, v2)) | (bool(beta) & np.broadcast_to(self._array, shape))
         return _fresh(np.ascontiguousarray(r), dt, self.device)
-    out = _fresh(np.ascontiguousarray(outer), dt, self.device)
-    s = _fresh(np.broadcast_to(self._array.astype(dt.np), shape).copy(), dt, self.device)
-    return scaled_sum(out, s, beta, alpha)
+    # addr_kernel: beta * self + alpha * vec1 * vec2, each operation rounded in the result
+    # type (NumPy's float16 arithmetic rounds each step as c10::Half's does); beta == 0
+    # ignores self, NaNs included. torch's AVX2 build fuses the float32 ``beta * self + ...``
+    # into one fma (measured: every element agrees; float64's vector lanes and tail fuse
+    # differently and stay within a last bit of the plain expression).
+    al, be = (dt.np.type(checked_scalar(v, dt)) for v in (alpha, beta))
+    with np.errstate(all="ignore"):
+        r = (al * v1)[:, None] * v2[None, :]
+        if be != 0:
+            s = self._array.astype(dt.np)
+            r = fma(be, s, r) if dt is D.float32 else be * s + r
+    return _fresh(np.ascontiguousarray(np.broadcast_to(r, shape)), dt, self.device)
 
 
 derivatives(addr, {"self": "maybe_multiply(grad, beta.conjugate())",
@@ -373,6 +384,13 @@ def addbmm(self, batch1, batch2, beta, alpha):
                            f"{batch2.shape[1]}x{batch2.shape[2]})")
     shape = (batch1.shape[1], batch2.shape[2])
     _check_expand(self._array.shape, shape)
+    if batch1.dtype is D.float16 and batch1.shape[0]:
+        # addbmm_impl_: one addmm_ per batch into the result, each rounded to float16
+        out, dev = _fresh(np.broadcast_to(self._array, shape), D.float16, self.device), self.device
+        for b in range(batch1.shape[0]):
+            out = scaled_product(_fresh(batch1._array[b], D.float16, dev), _fresh(batch2._array[b], D.float16, dev),
+                                 "addmm_impl_cpu_", out, beta if b == 0 else 1, alpha)
+        return out
     prod = _product(batch1, batch2, "addbmm_impl_cpu_")
     acc = np.float32 if batch1.dtype == D.float16 else None
     summed = prod._array.sum(axis=0, dtype=acc).astype(batch1.dtype.np) if prod._array.shape[0] else \

@@ -15,7 +15,8 @@ import numpy as np
 
 from .._device import MEMORY_FORMATS
 from .._tensor import (_fresh, _strided, _view_of, _wrap_dim, contiguous_strides, xp_of)
-from ._iter import _non_overlapping_and_dense, empty_strided_array, output_strides
+from ._iter import (channels_last_strides, empty_strided_array, is_non_overlapping_and_dense,
+                    output_strides, preserve_strides)
 from ._registry import composite, derivatives, op
 
 INT64_MAX = 2 ** 63 - 1
@@ -149,16 +150,6 @@ def _dense_copy(t, strides=None):
     return _strided(out, t.dtype, t.device, strides)
 
 
-def preserve_strides(t):
-    """The strides of ``empty_like(t)`` (preserve format): t's own when dense, else the dense
-    strides that keep t's dimension order (torch's infer_dense_strides); None: contiguous."""
-    if t._stride is None:
-        return None
-    if _non_overlapping_and_dense(t._array.shape, t._stride):
-        return t._stride  # exactly, size-1 dims' strides included
-    return output_strides(t._array.shape, (t,))
-
-
 _CL_ORDER = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}  # channels_last / channels_last_3d, fastest first
 
 
@@ -175,15 +166,6 @@ def strides_like_channels_last(shape, strides):
             return False
         low = strides[d] * (shape[d] if shape[d] > 1 else 1)
     return True
-
-
-def channels_last_strides(shape):
-    """torch's get_channels_last_strides_2d/_3d: channels fastest, then W, H(, D), N."""
-    strides, acc = [0] * len(shape), 1
-    for d in _CL_ORDER[len(shape)]:
-        strides[d] = acc
-        acc *= shape[d]
-    return tuple(strides)
 
 
 # -- view, reshape, flatten ----------------------------------------------------------------------

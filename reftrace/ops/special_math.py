@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-
+from .._tensor import _fresh
 from ._iter import pointwise_result
 from ._pointwise_helpers import float_of
 from ._registry import composite, derivatives, get_packet, op
@@ -171,35 +171,42 @@ _PSI_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.5757575757575
 
 
 def _digamma(x):
-    """calc_digamma: reflection below 0, recurrence up to 10, then the asymptotic series."""
+    """calc_digamma: reflection below 0, recurrence up to 10, then the asymptotic series. Its
+    float overload computes in float (the reflection term in double, then cast), so float32
+    inputs are computed in float32 step by step; others in double."""
     x = np.asarray(x)
-    t = x.dtype.type if x.dtype in (np.float32, np.float64) else np.float64
+    t = np.float32 if x.dtype == np.float32 else np.float64
     x = x.astype(t)
     with np.errstate(all="ignore"):
         neg = x < 0
         integer = x == np.trunc(x)
-        r = np.modf(x)[0]
-        # (in the input's precision, as torch's float overload: the reflection dominates there)
-        reflected = _digamma_positive(1 - x).astype(t) - t(math.pi) / np.tan(t(math.pi) * r)
+        r = np.modf(x.astype(np.float64))[0]
+        pi_over_tan = (math.pi / np.tan(math.pi * r)).astype(t)
+        reflected = (_digamma_positive((t(1) - x).astype(t)) - pi_over_tan).astype(t)
         out = np.where(neg, np.where(integer, np.nan, reflected), _digamma_positive(x))
-        return np.where(x == 0, np.copysign(np.inf, -x), out)
+        return np.where(x == 0, np.copysign(np.inf, -x), out).astype(t)
 
 
 def _digamma_positive(x):
+    """calc_digamma for x > 0, in x's precision (float32 or float64)."""
+    t = x.dtype.type
     with np.errstate(all="ignore"):
-        x = np.where(x > 0, x, 1.0).astype(np.float64) if np.ndim(x) else np.float64(x if x > 0 else 1.0)
+        x = np.where((x > 0) | np.isnan(x), x, t(1)).astype(t)
         result = np.zeros_like(x)
-        for _ in range(10):  # push x up to >= 10
+        for _ in range(11):  # push x up to >= 10
             small = x < 10
-            result = np.where(small, result - 1 / x, result)
-            x = np.where(small, x + 1, x)
-        z = 1.0 / (x * x)
-        poly = 0.0
-        for c in _PSI_A:
-            poly = poly * z + c
-        y = np.where(x < 1.0e17, z * poly, 0.0)
-        out = result + np.log(x) - (0.5 / x) - y
-        return np.where(x == 10, result + 2.25175258906672110764, out)
+            result = np.where(small, result - t(1) / x, result).astype(t)
+            x = np.where(small, x + t(1), x).astype(t)
+        z = (t(1) / (x * x)).astype(t)
+        poly = np.full_like(z, t(_PSI_A[0]))
+        for c in _PSI_A[1:]:  # polevl
+            poly = (poly * z + t(c)).astype(t)
+        y = np.where(x < t(1.0e17), z * poly, t(0)).astype(t)
+        # (float32's log: float64's rounded, the correctly rounded logf; glibc's differs from it
+        # in the last bit for about 1 input in 2000)
+        log = np.log(x.astype(np.float64)).astype(t)
+        out = (((result + log).astype(t) - (t(0.5) / x)).astype(t) - y).astype(t)
+        return np.where(x == 10, (result + t(2.25175258906672110764)).astype(t), out)
 
 
 def _trigamma(x):
@@ -309,10 +316,17 @@ def _mvlgamma(self, p):
     x = self._array
     args = np.arange(-p * 0.5 + 0.5, 0.5, 0.5)
     dt = float_of(self.dtype)
+    # torch's steps (arange in self's dtype, add, lgamma_, sum(-1), add_), each rounded to the
+    # result dtype; float16 steps compute in float32 (opmath), as torch's CPU kernels do
     work = np.float64 if dt is D.float64 else np.float32
-    vals = x.astype(work)[..., None] + args.astype(work)
-    out = _lgamma(vals).astype(work).sum(-1) + work(p * (p - 1) * math.log(math.pi) * 0.25)
-    return pointwise_result(np.asarray(out).astype(dt.np, copy=False), dt, self.device, (self,))
+    r = dt.np.type
+    args = args.astype(r).astype(work)
+    vals = (x.astype(work)[..., None] + args).astype(r)
+    lg = _lgamma(vals).astype(r).astype(work)
+    const = work(r(p * (p - 1) * math.log(math.pi) * 0.25))  # the scalar is cast to self's dtype
+    out = (lg.sum(-1).astype(r).astype(work) + const).astype(r)
+    # torch's mvlgamma ends in a sum over the last dim: a reduction's output is contiguous
+    return _fresh(np.array(out, dtype=dt.np, order="C"), dt, self.device)
 
 
 mvlgamma = op("mvlgamma(Tensor self, int p) -> Tensor", variants=_FM)(quiet(_mvlgamma))
@@ -340,7 +354,7 @@ def _erfinv(y):
         tail = np.copysign(((c[3] * zt + c[2]) * zt + c[1]) * zt + c[0], y) / ((d[1] * zt + d[0]) * zt + 1.0)
         x = np.where(ya <= 0.7, central, tail)
         for _ in range(2):
-            erf = _ERF(x).astype(np.float64)
+            erf = np.asarray(_ERF(x), np.float64)
             x = x - (erf - y) / ((2.0 / math.sqrt(math.pi)) * np.exp(-x * x))
         x = np.where(ya == 1, np.copysign(np.inf, y), x)
         return np.where(ya > 1, np.nan, x)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 
-from ._iter import pointwise_result
+from ._iter import like_result, pointwise_result
 from ._pointwise_helpers import float_of
 from ._registry import derivatives, op
 from .arithmetic import dispatch_check, inplace, quiet
@@ -47,14 +47,16 @@ erfc_ = op("erfc_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(erfc.ke
 
 
 def _angle_kernel(name, factor):
-    """deg2rad / rad2deg: self * (pi/180 or 180/pi), the factor in the (float) result dtype."""
+    """deg2rad / rad2deg: self * (pi/180 or 180/pi), the factor in the (float) result dtype,
+    written into ``empty_like(self)`` as UnaryOps.cpp does (so self's layout, not
+    TensorIterator's)."""
     @quiet
     def kernel(self):
         if self.dtype.is_complex:
             raise RuntimeError(f"{name} is not supported for complex tensors.")
         dt = float_of(self.dtype)
         arr = self._array.astype(dt.np, copy=False) * dt.np.type(factor)
-        return pointwise_result(arr, dt, self.device, (self,))
+        return like_result(arr, dt, self.device, self)
     return kernel
 
 

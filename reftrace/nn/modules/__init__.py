@@ -88,3 +88,8 @@ from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLay
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
             "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
             "TransformerEncoderLayer", "TransformerDecoderLayer", "EmbeddingBag"]
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402,F401
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402,F401
+from .loss import CTCLoss, LinearCrossEntropyLoss  # noqa: E402,F401
+__all__ += ["AdaptiveLogSoftmaxWithLoss", "CTCLoss", "LinearCrossEntropyLoss",
+            "LinearCrossEntropyOptions"]

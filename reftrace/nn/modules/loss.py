@@ -1,9 +1,11 @@
 """torch/nn/modules/loss.py: every loss layer, each one call of its functional with
 ``reduction`` (the deprecated size_average/reduce flags are folded into it at construction, with
 torch's warning). Weighted losses hold their class weights as a buffer named ``weight``."""
+import math
 import warnings
 
 from .. import functional as F
+from .linear import Linear
 from .module import Module
 
 
@@ -228,3 +230,61 @@ class TripletMarginWithDistanceLoss(_Loss):
                                                    distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap,
                                                    reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    __constants__ = ["blank", "reduction"]
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """torch 2.13: a Linear head (weight stored flat, (C * prod(out_features), in_features))
+    followed by cross entropy, as F.linear_cross_entropy."""
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index", "label_smoothing"]
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
+                 dtype=None, reduction="mean", weight=None, ignore_index=None,
+                 label_smoothing=0.0, options=None):
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, "
+                               f"got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], "
+                               f"got {label_smoothing}")
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        # Linear has 2-d weights only: stored flat, reshaped in forward (torch's comment)
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias,
+                             device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        linear_weight = self.linear.weight.reshape(
+            (self.num_classes, *self.out_features, self.linear.in_features))
+        linear_bias = (self.linear.bias.reshape((self.num_classes, *self.out_features))
+                       if self.linear.bias is not None else None)
+        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias,
+                                      weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features},"
+                f" num_classes={self.num_classes},"
+                f" out_features={self.out_features},"
+                f" bias={self.linear.bias is not None},"
+                f" reduction={self.reduction},"
+                f" ignore_index={self.ignore_index},"
+                f" label_smoothing={self.label_smoothing},"
+                f" options={self.options}")

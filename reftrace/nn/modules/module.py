@@ -699,6 +699,12 @@ class Module(_StateDictMixin):
     def cpu(self) -> Self:
         return self._apply(lambda t: t.cpu())
 
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Self:
+        """Parameters and buffers moved to ``device`` without copying their values (torch's
+        ``empty_like``: same shapes, dtypes and layouts, contents unspecified)."""
+        import reftrace
+        return self._apply(lambda t: reftrace.empty_like(t, device=device), recurse=recurse)
+
     def cuda(self, device: Any = None) -> Self:
         return self._apply(lambda t: t.cuda(device))
 

@@ -9,3 +9,7 @@ from . import rnn  # noqa: F401
 from . import parametrize, parametrizations  # noqa: F401,E402
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401,E402
+from . import stateless  # noqa: F401,E402
+from .init import skip_init  # noqa: F401,E402
+from .memory_format import (convert_conv2d_weight_memory_format,  # noqa: F401,E402
+                            convert_conv3d_weight_memory_format)

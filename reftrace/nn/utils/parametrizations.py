@@ -4,16 +4,19 @@ Each registers a small module (``_WeightNorm``, ``_SpectralNorm``) with
 ``parametrize.register_parametrization``, so the module's tensor is recomputed on every access
 and ``state_dict`` holds the originals (``parametrizations.weight.original0/1`` for weight_norm,
 ``parametrizations.weight.original`` and the power-iteration vectors ``..weight.0._u/_v`` for
-spectral_norm). The forward of each is torch's, op for op, so traces record the same nodes.
-(``orthogonal`` needs geqrf and householder_product, which reftrace lacks.)
+spectral_norm, ``parametrizations.weight.original`` and the ``base`` buffer for orthogonal). The
+forward of each is torch's, op for op, so traces record the same nodes.
 """
+from enum import Enum, auto
+
+import numpy as np
+
 import reftrace
-from ..._missing import NotImplementedInReftrace
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 class _WeightNorm(Module):
@@ -123,9 +126,137 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     return module
 
 
-def __getattr__(name):
-    if name == "orthogonal":
-        raise NotImplementedInReftrace(
-            "reftrace does not implement torch.nn.utils.parametrizations.orthogonal yet: it needs "
-            "torch.geqrf, torch.linalg.householder_product and torch.matrix_exp, which reftrace lacks")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def _is_orthogonal(Q, eps=None):
+    n, k = Q.size(-2), Q.size(-1)
+    Id = reftrace.eye(k, dtype=Q.dtype, device=Q.device)
+    # a reasonable eps, but not too large
+    eps = 10.0 * n * float(np.finfo(Q.dtype.np).eps)  # torch.finfo(dtype).eps
+    return reftrace.allclose(Q.mH @ Q, Id, atol=eps)
+
+
+def _make_orthogonal(A):
+    """Q of A's QR decomposition, with the signs making diag(R) positive."""
+    X, tau = reftrace.geqrf(A)
+    Q = reftrace.linalg.householder_product(X, tau)
+    # the diagonal of X is the diagonal of R (always real): normalise by its signs
+    Q *= X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+    return Q
+
+
+class _OrthMaps(Enum):
+    matrix_exp = auto()
+    cayley = auto()
+    householder = auto()
+
+
+class _Orthogonal(Module):
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+        super().__init__()
+        # (torch's Note [Householder complex]: the reflectors cannot parametrize unitary matrices)
+        if weight.is_complex() and orthogonal_map == _OrthMaps.householder:
+            raise ValueError("The householder parametrization does not support complex tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X):
+        n, k = X.size(-2), X.size(-1)
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        # here n > k and X is a tall matrix
+        if self.orthogonal_map == _OrthMaps.matrix_exp or self.orthogonal_map == _OrthMaps.cayley:
+            # n x k - k(k-1)/2 parameters
+            X = X.tril()
+            if n != k:
+                # embed into a square matrix
+                X = reftrace.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH
+            # A is skew-symmetric (or skew-hermitian)
+            if self.orthogonal_map == _OrthMaps.matrix_exp:
+                Q = reftrace.matrix_exp(A)
+            else:
+                # the Cayley retraction (I+A/2)(I-A/2)^{-1}
+                Id = reftrace.eye(n, dtype=A.dtype, device=A.device)
+                Q = reftrace.linalg.solve(reftrace.add(Id, A, alpha=-0.5),
+                                          reftrace.add(Id, A, alpha=0.5))
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            # X is real here (no householder with complex numbers)
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = reftrace.linalg.householder_product(A, tau)
+            # the diagonal of X is 1's and -1's; cast so it is neither differentiated nor updated
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        if transposed:
+            Q = Q.mT
+        return Q
+
+    def right_inverse(self, Q):
+        with reftrace.no_grad():
+            return self._right_inverse(Q)
+
+    def _right_inverse(self, Q):
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        Q_init = Q
+        n, k = Q.size(-2), Q.size(-1)
+        transpose = n < k
+        if transpose:
+            Q = Q.mT
+            n, k = k, n
+        # Q is copied on every path
+        if not hasattr(self, "base"):
+            # (torch's Note [right_inverse expm cayley]: only the householder map is inverted)
+            if self.orthogonal_map == _OrthMaps.cayley or \
+                    self.orthogonal_map == _OrthMaps.matrix_exp:
+                raise NotImplementedError(
+                    "It is not possible to assign to the matrix exponential "
+                    "or the Cayley parametrizations when use_trivialization=False.")
+            # make Q orthogonal through QR, with diag(R) > 0
+            A, tau = reftrace.geqrf(Q)
+            A.diagonal(dim1=-2, dim2=-1).sign_()
+            # LAPACK returns exactly zero where it uses no reflection
+            A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
+            return A.mT if transpose else A
+        if n == k:
+            Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
+        else:
+            # complete Q into a full n x n orthogonal matrix (random columns: reftrace's RNG
+            # stream is not torch's, so base differs from torch's here, as any random init)
+            N = reftrace.randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)
+            Q = reftrace.cat([Q, N], dim=-1)
+            Q = _make_orthogonal(Q)
+        self.base = Q
+        # -Id, so that householder(zeros(m, n)) == eye(m, n)
+        neg_Id = reftrace.zeros_like(Q_init)
+        neg_Id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return neg_Id
+
+
+def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+    """An orthogonal (unitary) weight: the image of a free matrix under the matrix exponential,
+    the Cayley map or a product of Householder reflectors (torch's parametrization)."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, reftrace.Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    # 1-d tensors (maps on the sphere) are refused, as torch does
+    if weight.ndim < 2:
+        raise ValueError("Expected a matrix or batch of matrices. "
+                         f"Got a tensor of {weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = ("matrix_exp" if weight.size(-2) == weight.size(-1) or weight.is_complex()
+                          else "householder")
+    orth_enum = getattr(_OrthMaps, orthogonal_map, None)
+    if orth_enum is None:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    orth = _Orthogonal(weight, orth_enum, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module
