@@ -22,6 +22,7 @@ from ._factories import *  # noqa: F401,F403  zeros, ones, ... (requires_grad=);
 from ._tensor_str import set_printoptions, get_printoptions, printoptions
 from .functional import *  # noqa: F401,F403  torch/functional.py's Python-level functions
 from .functional_shapes import *  # noqa: F401,F403  (its variadic shape wrappers: atleast_1d, meshgrid ...)
+from ._lowrank import svd_lowrank, pca_lowrank  # noqa: F401  torch/_lowrank.py
 from ._legacy import *  # noqa: F401,F403  torch.FloatTensor and the other typed constructors
 from . import _operators
 from ._install import install as _install_ops
@@ -38,6 +39,7 @@ globals().update(_ALIASES)
 
 _operators.install()
 _install_ops(globals())
+_segment_reduce = segment_reduce  # noqa: F821  (torch._segment_reduce is torch.segment_reduce)
 
 if TYPE_CHECKING:
     # what the two lines above install at run time, for type checkers: the op table's functions

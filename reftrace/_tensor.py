@@ -440,6 +440,17 @@ class Tensor(_TensorMethods):
         return new
 
     @python_level
+    def stft(self, n_fft: int, hop_length: Optional[int] = None, win_length: Optional[int] = None,
+             window: "Optional[Tensor]" = None, center: bool = True, pad_mode: str = "reflect",
+             normalized: bool = False, onesided: Optional[bool] = None,
+             return_complex: Optional[bool] = None,
+             align_to_window: Optional[bool] = None) -> "Tensor":
+        """torch/_tensor.py's Tensor.stft: torch.stft(self, ...)."""
+        from .functional import stft
+        return stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
+                    onesided, return_complex=return_complex, align_to_window=align_to_window)
+
+    @python_level
     def split(self, split_size: Union[int, Sequence[int]], dim: int = 0) -> tuple[Tensor, ...]:
         """torch/_tensor.py's Tensor.split: an int (or a tensor holding one) calls aten::split,
         a list calls aten::split_with_sizes."""

@@ -7,7 +7,7 @@ from ._frames import python_level
 from ._tensor import Tensor
 from .ops import get_packet
 
-__all__ = ["broadcast_tensors", "norm", "split"]
+__all__ = ["broadcast_tensors", "norm", "split", "stft"]
 
 
 @python_level
@@ -85,3 +85,22 @@ def _unravel_index(indices: Tensor, shape: Union[int, Sequence[int]]) -> Tensor:
 
 
 __all__ += ["unravel_index"]
+
+
+@python_level
+def stft(input: Tensor, n_fft: int, hop_length=None, win_length=None, window=None,
+         center: bool = True, pad_mode: str = "reflect", normalized: bool = False, onesided=None,
+         return_complex=None, align_to_window=None) -> Tensor:
+    """torch.stft (torch/functional.py): with ``center``, the signal padded by n_fft // 2 on both
+    sides (F.pad of a 3-d view, ``pad_mode``), then aten::stft (reftrace/ops/spectral_stft.py)."""
+    from .nn import functional as F
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
+    if center:
+        signal_dim = input.dim()
+        extended_shape = [1] * (3 - signal_dim) + list(input.size())
+        pad = int(n_fft // 2)
+        input = F.pad(input.view(extended_shape), [pad, pad], pad_mode)
+        input = input.view(input.shape[-signal_dim:])
+    return get_packet("stft")(input, n_fft, hop_length, win_length, window, normalized, onesided,
+                              return_complex, align_to_window)

@@ -47,6 +47,8 @@ NO_VALUES = {
     "empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided", "empty_permuted",
     "nn.functional.dropout", "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout",
     "nn.functional.dropout2d", "nn.functional.dropout3d",
+    # a random projection (randn) picks the bases: tests/test_ops_native.py compares U S V^H
+    "svd_lowrank", "pca_lowrank",
 }
 
 
@@ -151,6 +153,9 @@ def reftrace_op(opinfo):
         glob = dict(op.__globals__)
         glob["torch"] = _SHIM
         return types.FunctionType(op.__code__, glob, op.__name__, op.__defaults__, op.__closure__)
+    aten = _aten_op(op)
+    if aten is not None:
+        return aten
     target = reftrace
     for part in opinfo.name.split("."):
         target = getattr(target, part, None)
@@ -169,6 +174,24 @@ def reftrace_op(opinfo):
     if target is None:
         raise Uncovered(f"reftrace lacks torch.{opinfo.name}")
     return target
+
+
+def _aten_op(op):
+    """``torch.ops.aten.X[.overload]`` (and torch._C._nn builtins, which torch exposes nowhere
+    else) as reftrace.ops.aten's; None for other callables."""
+    import torch._ops
+    if isinstance(op, torch._ops.OpOverloadPacket):
+        name, overload = op._qualified_op_name.split("::")[1], ""
+    elif isinstance(op, torch._ops.OpOverload):
+        name, overload = op._schema.name.split("::")[1], op._overloadname
+    elif getattr(op, "__module__", None) == "torch._C._nn":
+        name, overload = op.__name__, ""
+    else:
+        return None
+    packet = getattr(reftrace.ops.aten, name, None)
+    if packet is None:
+        raise Uncovered(f"reftrace lacks torch.ops.aten.{name}")
+    return getattr(packet, overload) if overload else packet
 
 
 # -- comparing ------------------------------------------------------------------------------------

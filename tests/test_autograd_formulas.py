@@ -30,6 +30,7 @@ WAITING = frozenset("""
     fft_r2c_backward fft_c2r_backward
     linalg_lu_backward lu_factor_ex_backward linalg_lu_solve_LU
     lu_unpack_backward ormqr_backward
+    _segment_reduce_backward
 """.split())
 
 

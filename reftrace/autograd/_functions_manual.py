@@ -1711,3 +1711,40 @@ def householder_product_backward(grad, result, input, tau, flip_order=False):
     if k < n:
         gV = _rt.cat([gV, _rt.zeros_like(input[..., :, k:])], -1)
     return gV.tril(-1), _rt.cat(grad_tau, -1)
+
+
+# -- native normalisation and dropout kernels (ops/nn_norm_native.py) --------------------------------
+
+def native_dropout_double_backward(ggI, grad, mask, scale):
+    return ggI.type_as(grad) * (mask.type_as(grad) * scale)
+
+
+def infinitely_differentiable_native_group_norm_backward(dY, dmean, drstd, X, mean, rstd, gamma,
+                                                         N, C, HxW, group, eps, grad_input_mask):
+    """FunctionsManual's: the gradients of native_group_norm's three outputs, with ops. Per group
+    of D = C / group * HxW elements, xhat = (x - mean) * rstd; mean's gradient spreads evenly
+    (1 / D), rstd's through d rstd / dx = -rstd^3 (x - mean) / D."""
+    G, D_ = group, (C // group) * HxW
+    X_ = X.reshape([N, G, D_])
+    mean_, rstd_ = mean.reshape([N, G, 1]), rstd.reshape([N, G, 1])
+    xhat = (X_ - mean_) * rstd_
+    dX = dgamma = dbeta = None
+    if dY is not None:
+        dY_ = dY.reshape([N, C, HxW])
+        g = (dY_ * gamma.reshape([1, C, 1]) if gamma is not None else dY_).reshape([N, G, D_])
+        if grad_input_mask[0]:
+            dX = (g - g.sum([2], True) / D_ - xhat * ((g * xhat).sum([2], True) / D_)) * rstd_
+        if grad_input_mask[1] and gamma is not None:
+            dgamma = (dY_ * xhat.reshape([N, C, HxW])).sum([0, 2])
+        if grad_input_mask[2]:
+            dbeta = dY_.sum([0, 2])
+    if grad_input_mask[0]:
+        if dmean is not None:
+            term = (dmean.reshape([N, G, 1]) / D_).expand([N, G, D_])
+            dX = term if dX is None else dX + term
+        if drstd is not None:
+            term = drstd.reshape([N, G, 1]) * (rstd_ * rstd_) * xhat * (-1.0 / D_)
+            dX = term if dX is None else dX + term
+        if dX is not None:
+            dX = dX.reshape(list(X.shape))
+    return dX, dgamma, dbeta

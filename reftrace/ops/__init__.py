@@ -6,6 +6,7 @@ import pkgutil
 
 from . import _registry
 from ._registry import OVERLOADS, PACKETS, get_packet, op
+from ._namespace import aten
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if not _info.name.startswith("_"):
@@ -15,4 +16,4 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
 from ._out import register_all as _register_out  # noqa: E402
 _register_out()
 
-__all__ = ["OVERLOADS", "PACKETS", "get_packet", "op"]
+__all__ = ["OVERLOADS", "PACKETS", "aten", "get_packet", "op"]

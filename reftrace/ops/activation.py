@@ -379,3 +379,17 @@ def _log_softmax(self, dim, half_to_float):
 
 
 derivatives(_log_softmax, {"self": "_log_softmax_backward_data(grad, result, dim, self.dtype)"})
+
+
+@op("_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor")
+def _safe_softmax(self, dim, dtype):
+    """SoftMax.cpp _safe_softmax (attention's masked softmax): softmax, with the rows that are
+    -inf throughout giving 0 instead of NaN."""
+    out = softmax.kernel(self, dim, dtype)
+    xp = xp_of(self)
+    axis = _wrap_dim(dim, self.ndim) if self.ndim else None
+    masked_rows = xp.all(self._array == -xp.inf, axis=axis, keepdims=self.ndim > 0)
+    return _fresh(xp.where(masked_rows, out._array.dtype.type(0), out._array), out.dtype, out.device)
+
+
+derivatives(_safe_softmax, {"self": "_softmax_backward_data(grad, result, dim, self.dtype)"})

@@ -8,6 +8,7 @@ its own derivatives.yaml entry, as every other op.
 import numpy as np
 
 from .._tensor import _fresh, xp_of
+from ._memory_format import like_input
 from ._registry import derivatives, op
 from .shape import slice_bounds
 
@@ -295,7 +296,8 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     idx = indices._array.reshape(lead, -1)
     rows = xp.broadcast_to(xp.arange(lead)[:, None], idx.shape)
     xp.add.at(out, (rows, idx), grad_output._array.reshape(lead, -1))
-    return _fresh(out.reshape(shape), grad_output.dtype, grad_output.device)
+    # (ATen resizes grad_input to self.suggest_memory_format(): channels-last stays so)
+    return like_input(_fresh(out.reshape(shape), grad_output.dtype, grad_output.device), self)
 
 
 derivatives(max_pool2d_with_indices_backward, {

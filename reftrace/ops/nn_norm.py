@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype as D
 from .._tensor import _fresh
 from .nn_conv import sizes
 from ._memory_format import like_input
@@ -49,6 +50,20 @@ def _write_stat(t, value):
     "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor")
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
+    return batch_norm_stats(input, weight, bias, running_mean, running_var, training, momentum,
+                            eps)[0]
+
+
+def param_dtype(input, *params):
+    """ATen's param_scalar_type(input, is_mixed_type(input, params...)): the dtype of saved
+    statistics: float32 for a float16 input with float32 parameters, else the input's."""
+    first = next((p.dtype for p in params if p is not None), None)
+    return D.float32 if first is not None and first is not input.dtype else input.dtype
+
+
+def batch_norm_stats(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """ATen's batch_norm_cpu: (output, save_mean, save_invstd); the statistics are float64 arrays
+    holding values of the parameters' dtype (None outside training, and for a 1-d input)."""
     if input.ndim < 1:
         raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
                          f"{max(input.ndim, 1) - 1}], but got 1)")
@@ -58,7 +73,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
         for name, t in (("running_mean", running_mean), ("running_var", running_var)):
             if t is not None and t._array.size != 0:
                 raise RuntimeError(f"{name} should contain 0 elements not {t._array.size}")
-        return _fresh(input._array.copy(), input.dtype, input.device)
+        return _fresh(input._array.copy(), input.dtype, input.device), None, None
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None:
             if t._array.size != features:
@@ -82,22 +97,26 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
             unbiased = var * n / (n - 1) if n > 1 else var * np.inf
             _write_stat(running_var, momentum * unbiased +
                         (1 - momentum) * running_var._array.astype(np.float64))
+        # the batch is normalised with the saved statistics, stored in the parameters' dtype
+        # (float16 ones round before the transform, as torch's)
+        stat = param_dtype(input, weight, bias, running_mean, running_var).np
+        mean = mean.astype(stat).astype(np.float64)
+        invstd = (1 / np.sqrt(var + eps)).astype(stat).astype(np.float64)
     else:
         a = input._array  # (times a float64 scale: computed in float64)
         mean = running_mean._array.astype(np.float64)
-        var = running_var._array.astype(np.float64)
+        invstd = 1 / np.sqrt(running_var._array.astype(np.float64) + eps)
+    stats = (mean, invstd) if training else (None, None)
     # ATen's batch_norm_cpu_transform_input: one fused affine per channel,
-    # out = x * alpha + beta with alpha = weight / sqrt(var + eps), beta = bias - mean * alpha
-    alpha = 1 / np.sqrt(var + eps)
-    if weight is not None:
-        alpha *= weight._array
+    # out = x * alpha + beta with alpha = weight * invstd, beta = bias - mean * alpha
+    alpha = invstd * weight._array if weight is not None else invstd
     beta = -mean * alpha
     if bias is not None:
         beta += bias._array
     out = a * alpha.reshape(channel)
     out += beta.reshape(channel)
-    return like_input(_fresh(out.astype(input.dtype.np, copy=False), input.dtype, input.device),
-                      input)
+    return (like_input(_fresh(out.astype(input.dtype.np, copy=False), input.dtype, input.device),
+                       input),) + stats
 
 
 # torch records NativeBatchNormBackward0 (batch_norm is a composite over native_batch_norm)
@@ -108,6 +127,12 @@ derivatives(batch_norm, {"input, weight, bias": "batchnorm_backward(grad, input,
 @op("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
     "float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor")
 def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
+    return layer_norm_stats(input, normalized_shape, weight, bias, eps)[0]
+
+
+def layer_norm_stats(input, normalized_shape, weight, bias, eps):
+    """ATen's layer_norm_cpu: (output, mean, rstd), the statistics float64 arrays of the input's
+    shape with the normalized dims kept as 1s."""
     shape = tuple(normalized_shape)
     k = len(shape)
     if k < 1:
@@ -124,14 +149,35 @@ def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
     a = input._array.astype(np.float64)
     axes = tuple(range(a.ndim - k, a.ndim))
     count = math.prod(shape)
-    centered = a - _mean(a, axes, count)
+    mean = _mean(a, axes, count)
+    centered = a - mean
     var = _mean(np.square(centered), axes, count)               # (np.var's own steps, once)
-    centered *= 1 / np.sqrt(var + eps)                          # (x - mean) * rstd, as ATen
+    rstd = 1 / np.sqrt(var + eps)
+    if input.dtype is D.float16:
+        return _layer_norm_half(input, a, mean, var, eps, weight, bias)
+    centered *= rstd                                            # (x - mean) * rstd, as ATen
     if weight is not None:
         centered *= weight._array
     if bias is not None:
         centered += bias._array
-    return _fresh(centered.astype(input.dtype.np, copy=False), input.dtype, input.device)
+    return _fresh(centered.astype(input.dtype.np, copy=False), input.dtype, input.device), mean, rstd
+
+
+def _layer_norm_half(input, a, mean, var, eps, weight, bias):
+    """LayerNormKernel's float16 path, in float32 (its opmath type): y = x * scale + shift with
+    scale = rstd, shift = -mean * rstd, then y * gamma + beta, each a fused multiply-add (one
+    rounding: computed here in float64 and rounded to float32). For a constant row this gives
+    torch's small nonzero outputs, not 0."""
+    f32 = np.float32
+    rstd = f32(1) / np.sqrt(var.astype(f32) + f32(eps))
+    scale = rstd
+    shift = (-mean.astype(f32) * scale).astype(np.float64)
+    y = (a * scale + shift).astype(f32)
+    if weight is not None or bias is not None:
+        w = weight._array.astype(np.float64) if weight is not None else 1.0
+        b = bias._array.astype(np.float64) if bias is not None else 0.0
+        y = (y.astype(np.float64) * w + b).astype(f32)
+    return _fresh(y.astype(np.float16), input.dtype, input.device), mean, rstd
 
 
 # NativeLayerNormBackward0
@@ -152,13 +198,20 @@ def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape {sizes(t.shape_tuple)} "
                                f"and input of shape {sizes(xs)}")
-    grouped = input._array.astype(np.float64).reshape(n, num_groups, input._array.size // max(
-        n * num_groups, 1))
+    return group_norm_stats(input, weight, bias, n, num_groups, eps)[0]
+
+
+def group_norm_stats(input, weight, bias, n, group, eps):
+    """ATen's GroupNormKernel: (output, mean, rstd), the statistics (N, group) float64 arrays."""
+    xs = input.shape_tuple
+    grouped = input._array.astype(np.float64).reshape(n, group, input._array.size // max(
+        n * group, 1))
     mean = grouped.mean(axis=-1, keepdims=True)
-    var = grouped.var(axis=-1, keepdims=True)
-    normalized = ((grouped - mean) / np.sqrt(var + eps)).reshape(xs)
-    return like_input(_affine_result(input, normalized, weight, bias,
-                                     (1, -1) + (1,) * (len(xs) - 2)), input)
+    rstd = 1 / np.sqrt(grouped.var(axis=-1, keepdims=True) + eps)
+    normalized = ((grouped - mean) * rstd).reshape(xs)
+    out = like_input(_affine_result(input, normalized, weight, bias,
+                                    (1, -1) + (1,) * (len(xs) - 2)), input)
+    return out, mean[..., 0], rstd[..., 0]
 
 
 # NativeGroupNormBackward0

@@ -146,12 +146,16 @@ def _sample(a, grid, mode, padding_mode, align_corners):
     return out
 
 
-@op("grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
-    "bool align_corners) -> Tensor")
-def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+def _check_grid_sampler(input, grid, interpolation_mode, dims=None):
+    """GridSampler.h's checks (check_grid_sampler_common, then _2d / _3d when ``dims`` says
+    which kernel was called directly)."""
     if input.dtype is not grid.dtype:
         raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input "
                            f"has {input.dtype.ir_name} and grid has {grid.dtype.ir_name}")
+    if dims is not None and (input.ndim != dims + 2 or grid.ndim != dims + 2):
+        raise RuntimeError(f"grid_sampler(): expected {dims + 2}D input and grid with same number of "
+                           f"dimensions, but got input with sizes {sizes(input.shape_tuple)} and "
+                           f"grid with sizes {sizes(grid.shape_tuple)}")
     if input.ndim not in (4, 5) or grid.ndim != input.ndim:
         raise RuntimeError(f"grid_sampler(): expected grid to have same number of dimensions as "
                            f"input, but got input with sizes {sizes(input.shape_tuple)} and grid "
@@ -167,12 +171,22 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     if interpolation_mode == 2 and k == 3:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"grid_sampler_2d_cpu\" not implemented for "
-                                  f"'{input.dtype.ir_name}'")
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if k == 2 else "grid_sampler3d_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.ir_name}'")
+
+
+def _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners):
     a = np.asarray(input._array, dtype=np.float64)
     g = np.asarray(grid._array, dtype=np.float64)
     res = _sample(a, g, interpolation_mode, padding_mode, align_corners)
     return _fresh(np.ascontiguousarray(res).astype(input.dtype.np), input.dtype, input.device)
+
+
+@op("grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
+    "bool align_corners) -> Tensor")
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    _check_grid_sampler(input, grid, interpolation_mode)
+    return _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
 # grid_sampler is composite in ATen (it calls grid_sampler_2d / _3d, whose entries these are)
@@ -180,3 +194,27 @@ derivatives(grid_sampler, {"input, grid": "((grid_sampler_2d_backward if input.d
                                           "grid_sampler_3d_backward)(grad, input, grid, "
                                           "interpolation_mode, padding_mode, align_corners, "
                                           "grad_input_mask) if grad is not None else (None, None))"})
+
+
+@op("grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
+    "bool align_corners) -> Tensor")
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    _check_grid_sampler(input, grid, interpolation_mode, dims=2)
+    return _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+derivatives(grid_sampler_2d, {
+    "input, grid": "grid_sampler_2d_backward(grad, input, grid, interpolation_mode, padding_mode, "
+                   "align_corners, grad_input_mask) if grad is not None else (None, None)"})
+
+
+@op("grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
+    "bool align_corners) -> Tensor")
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    _check_grid_sampler(input, grid, interpolation_mode, dims=3)
+    return _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+derivatives(grid_sampler_3d, {
+    "input, grid": "grid_sampler_3d_backward(grad, input, grid, interpolation_mode, padding_mode, "
+                   "align_corners, grad_input_mask) if grad is not None else (None, None)"})

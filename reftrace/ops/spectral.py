@@ -24,7 +24,7 @@ from ._iter import empty_strided_array
 from ._registry import composite, derivatives, get_packet, op
 
 _FFT_NP = {D.float32: D.complex64, D.float64: D.complex128}
-_NONE, _BY_N, _BY_ROOT_N = 0, 1, 2  # fft_norm_mode (SpectralOpsUtils.h)
+_NONE, _BY_ROOT_N, _BY_N = 0, 1, 2  # fft_norm_mode (SpectralOpsUtils.h: none, by_root_n, by_n)
 
 
 # -- the three transforms (native/mkl/SpectralOps.cpp) --------------------------------------------
