@@ -528,12 +528,17 @@ def logsumexp(self, dim, keepdim):
         raise RuntimeError("output with shape [] doesn't match the broadcast shape "
                            f"[{', '.join(['1'] * self._array.ndim)}]")
     x = self._array.astype(np.complex128 if dt.is_complex else np.float64)
+    # float16 rounds after every step, as torch's half kernels do (each computes in float32);
+    # wider dtypes compute in double and round once
+    half = dt is D.float16
+    r = (lambda a: a.astype(np.float32).astype(np.float16).astype(np.float64)) if half else (lambda a: a)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if x.size:
             # max-shifted, as torch; an infinite max is replaced by 0 (no inf - inf)
             m = np.max(x.real, axis=axes, keepdims=True)
             m = np.where(np.isinf(m), 0, m)
-            arr = np.log(np.add.reduce(np.exp(x - m), axis=axes, keepdims=True)) + m
+            e = r(np.exp(r(x - m)))
+            arr = r(r(np.log(r(np.add.reduce(e, axis=axes, keepdims=True)))) + m)
             if not keepdim:
                 arr = arr.reshape([s for i, s in enumerate(x.shape) if i not in axes])
         else:
