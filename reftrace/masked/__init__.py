@@ -33,3 +33,8 @@ from ._ops import (  # noqa: F401
 __all__ = ["amax", "amin", "argmax", "argmin", "cumprod", "cumsum", "log_softmax", "logaddexp",
            "logsumexp", "mean", "median", "norm", "normalize", "prod", "softmax", "softmin",
            "std", "sum", "var"]
+
+from .._missing import module_getattr as _module_getattr  # noqa: E402
+
+# MaskedTensor, masked_tensor, as_masked_tensor ...: "reftrace does not implement torch.masked.X yet"
+__getattr__ = _module_getattr("torch.masked", "reftrace.masked")
