@@ -50,7 +50,7 @@ if TYPE_CHECKING:
                          complex128 as cdouble)
 
 from . import jit  # noqa: E402  (after the op table: jit records its ops)
-from . import linalg, special, fft, signal  # noqa: E402,F401  torch.linalg / .special / .fft / .signal
+from . import linalg, special, fft, signal, masked  # noqa: E402,F401  torch.linalg / .special / .fft / .signal / .masked
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 
 # a torch name reftrace lacks: "reftrace does not implement torch.einsum yet" (an AttributeError);

@@ -15,7 +15,7 @@ def _namespaces():
     import reftrace
     return {"torch": reftrace, "torch.Tensor": reftrace.Tensor, "torch.linalg": reftrace.linalg,
             "torch.special": reftrace.special, "torch.fft": reftrace.fft,
-            "torch.signal.windows": reftrace.signal.windows}
+            "torch.signal.windows": reftrace.signal.windows, "torch.masked": reftrace.masked}
 
 
 def survey():

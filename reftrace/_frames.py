@@ -23,15 +23,16 @@ def python_level(fn: _F) -> _F:
 
 
 _REFTRACE_DIR = os.path.dirname(os.path.abspath(__file__))
-# Frames in these directories are reftrace's machinery, never the caller. reftrace/nn is not
-# among them: like torch/nn/functional.py, its frames name values and give source locations.
-_NN_DIR = os.path.join(_REFTRACE_DIR, "nn")
+# Frames in these directories are reftrace's machinery, never the caller. reftrace/nn and
+# reftrace/masked are not among them: like torch/nn/functional.py and torch/masked/_ops.py,
+# their frames name values and give source locations.
+_PYTHON_DIRS = tuple(os.path.join(_REFTRACE_DIR, d) + os.sep for d in ("nn", "masked"))
 
 
 def _is_internal(filename):
     # a trace's generated code (jit/codegen.py names it '<reftrace-codegen-N:name>') is
     # machinery too: a warning raised in a traced call points at the caller's line, as torch's do
-    return (filename.startswith(_REFTRACE_DIR) and not filename.startswith(_NN_DIR)) or \
+    return (filename.startswith(_REFTRACE_DIR) and not filename.startswith(_PYTHON_DIRS)) or \
         filename.startswith("<reftrace-codegen")
 
 

@@ -311,4 +311,10 @@ TORCH_NAMES = {
         'bartlett', 'blackman', 'cosine', 'exponential', 'gaussian', 'general_cosine',
         'general_hamming', 'hamming', 'hann', 'kaiser', 'nuttall', 'windows',
     ),
+    'torch.masked': (
+        'MaskedTensor', 'amax', 'amin', 'argmax', 'argmin', 'as_masked_tensor',
+        'cumprod', 'cumsum', 'is_masked_tensor', 'log_softmax', 'logaddexp', 'logsumexp',
+        'masked_tensor', 'maskedtensor', 'mean', 'median', 'norm', 'normalize',
+        'prod', 'softmax', 'softmin', 'std', 'sum', 'var',
+    ),
 }

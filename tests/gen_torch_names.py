@@ -1,5 +1,5 @@
 """Generate reftrace/_torch_names.py from torch 2.13 (the oracle): the public names of torch,
-torch.Tensor, torch.linalg, torch.special, torch.fft and torch.signal.windows (dir() without '_' names), so that
+torch.Tensor, torch.linalg, torch.special, torch.fft, torch.signal.windows and torch.masked (dir() without '_' names), so that
 reftrace can say "reftrace does not implement torch.X yet" for a torch name it lacks and
 ``python -m reftrace coverage`` can list what it implements.
 
@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.path.join(HERE, "..", "reftrace", "_torch_names.py")
 NAMESPACES = {"torch": torch, "torch.Tensor": torch.Tensor, "torch.linalg": torch.linalg,
               "torch.special": torch.special, "torch.fft": torch.fft,
-              "torch.signal.windows": torch.signal.windows}
+              "torch.signal.windows": torch.signal.windows, "torch.masked": torch.masked}
 
 
 def main():

@@ -23,6 +23,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _fresh, _strided, _wrap_dim
 from .._frames import python_level, warn_at_caller
+from .._promotion import promote_types
 from ._iter import empty_strided_array, output_strides
 from ._pointwise_helpers import binary
 from ._registry import composite, derivatives, get_packet, op
@@ -460,9 +461,15 @@ def linalg_vector_norm(self, ord, dim, keepdim, dtype):
     if self.dtype.category < 2:
         raise RuntimeError(f"{who}: Expected a floating point or complex tensor as input. "
                            f"Got {self.dtype.ir_name}")
-    if dtype is not None and self.dtype.is_complex != dtype.is_complex:
-        kind = "complex" if self.dtype.is_complex else "real"
-        raise RuntimeError(f"{who}: dtype should be {kind} for {kind} inputs, but got {dtype.ir_name}")
+    if dtype is not None:  # (check_linalg_norm_dtype)
+        if dtype.category < 2:
+            raise RuntimeError(f"{who}: dtype should be floating point or complex, but got {dtype.ir_name}")
+        if self.dtype.is_complex != dtype.is_complex:
+            kind = "complex" if self.dtype.is_complex else "real"
+            raise RuntimeError(f"{who}: dtype should be {kind} for {kind} inputs, but got {dtype.ir_name}")
+        if promote_types(self.dtype, dtype) is not dtype:
+            raise RuntimeError(f"{who}: the dtype of the input ({self.dtype.ir_name}) should be "
+                               f"convertible without narrowing to the specified dtype ({dtype.ir_name})")
     if self._array.size == 0 and (ord < 0 or ord == float("inf")):
         # max/min/negative powers have no identity: an empty reduction is an error
         if not dim:
@@ -532,12 +539,17 @@ def logsumexp(self, dim, keepdim):
         raise RuntimeError("output with shape [] doesn't match the broadcast shape "
                            f"[{', '.join(['1'] * self._array.ndim)}]")
     x = self._array.astype(np.complex128 if dt.is_complex else np.float64)
+    # float16 rounds after every step, as torch's half kernels do (each computes in float32);
+    # wider dtypes compute in double and round once
+    half = dt is D.float16
+    r = (lambda a: a.astype(np.float32).astype(np.float16).astype(np.float64)) if half else (lambda a: a)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if x.size:
             # max-shifted, as torch; an infinite max is replaced by 0 (no inf - inf)
             m = np.max(x.real, axis=axes, keepdims=True)
             m = np.where(np.isinf(m), 0, m)
-            arr = np.log(np.add.reduce(np.exp(x - m), axis=axes, keepdims=True)) + m
+            e = r(np.exp(r(x - m)))
+            arr = r(r(np.log(r(np.add.reduce(e, axis=axes, keepdims=True)))) + m)
             if not keepdim:
                 arr = arr.reshape([s for i, s in enumerate(x.shape) if i not in axes])
         else:
@@ -557,9 +569,11 @@ def _scan_axis(self, dim):
     return (a.reshape(1), 0) if a.ndim == 0 else (a, axis)
 
 
-def _cumulative(self, dim, dtype, ufunc):
+def _cumulative(self, dim, dtype, ufunc, name):
     # the running value is held in torch's CPU accumulate type: float32 -> double, half -> float
     out = dtype or (D.int64 if self.dtype.category <= 1 else self.dtype)
+    if out is D.bool:  # (torch's scan kernels are not compiled for bool results)
+        raise not_implemented(f"{name}_out_cpu", out)
     a, axis = _scan_axis(self, dim)
     if self.dtype.is_complex and not out.is_complex:
         a = a.real
@@ -570,7 +584,7 @@ def _cumulative(self, dim, dtype, ufunc):
 
 @op("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", variants=("function", "method"))
 def cumsum(self, dim, dtype):
-    return _cumulative(self, dim, dtype, np.add)
+    return _cumulative(self, dim, dtype, np.add, "cumsum")
 
 
 derivatives(cumsum, {"self": "cumsum_backward(grad.to(self.dtype), dim)"})
@@ -578,7 +592,7 @@ derivatives(cumsum, {"self": "cumsum_backward(grad.to(self.dtype), dim)"})
 
 @op("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", variants=("function", "method"))
 def cumprod(self, dim, dtype):
-    return _cumulative(self, dim, dtype, np.multiply)
+    return _cumulative(self, dim, dtype, np.multiply, "cumprod")
 
 
 derivatives(cumprod, {"self": "cumprod_backward(grad.to(self.dtype), self, dim, result)"})
