@@ -323,6 +323,8 @@ def detach(self):
                   self._base if self._base is not None else self)
     alias._vc = self._vc  # torch: detach shares the version counter
     alias._view_meta = False  # shares data, but is not an autograd view
+    if self._mbits:  # (a detached conjugate view is one too)
+        alias.__dict__["_mbits"] = self._mbits
     _DETACHED[id(alias)] = alias
     return alias
 
