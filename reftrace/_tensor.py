@@ -252,6 +252,11 @@ class Tensor(_TensorMethods):
     def _is_view(self) -> bool:
         return self._base is not None
 
+    def chalf(self, memory_format: Optional[_Enum] = None) -> Tensor:
+        raise NotImplementedError(
+            "reftrace: Tensor.chalf() makes a complex32 (ComplexHalf) tensor, which reftrace does "
+            "not have (NumPy has no complex32 dtype); use Tensor.cfloat() instead")
+
     def is_conj(self) -> bool:
         return bool(self._mbits & 1)
 
