@@ -17,6 +17,7 @@ before a kernel runs:
 
 ``LIVE`` turns on at the first tensor with a bit: until then the funnel pays one list read.
 """
+from . import _dtype as D
 from . import _tensor as _T  # (a module reference: _tensor imports the funnel, which imports this)
 
 CONJ, NEG = 1, 2
@@ -78,7 +79,7 @@ def apply_to_copy(result, inputs):
         if result._base is root:
             return
     bits = inputs[0]._mbits
-    if bits and result.dtype is inputs[0].dtype:
+    if bits and result.dtype is not D.bool:  # (a copy cast to another dtype: transform, then cast)
         _transform(_T.xp_of(result), result._array, bits, out=result._array)
 
 
@@ -95,7 +96,7 @@ def run_with_bits(op, args, kernel_call):
         return kernel_call(args)
     if op.bits_aware:
         result = kernel_call(args)
-        if op.is_view and type(result) is _T.Tensor:
+        if op.bits_aware == "view" and type(result) is _T.Tensor:
             apply_to_copy(result, [args[i] for i in flagged if type(args[i]) is _T.Tensor])
         return result
     args = list(args)

@@ -250,7 +250,8 @@ class Tensor(_TensorMethods):
         return _property_op("_conj")(self)
 
     def _is_view(self) -> bool:
-        return self._base is not None
+        # (detach() and .data share memory but are no autograd views: torch says False)
+        return self._base is not None and self._view_meta is not False
 
     def chalf(self, memory_format: Optional[_Enum] = None) -> Tensor:
         raise NotImplementedError(

@@ -248,7 +248,7 @@ class OpOverload:
         self.is_view = schema.is_view
         # torch's math-bit fallback (reftrace/_math_bits.py): views and metadata ops see a
         # conjugate view as it is, other kernels read it resolved; written arguments by position
-        self.bits_aware = schema.is_view
+        self.bits_aware = "view" if schema.is_view else False  # ("own": handles the bits itself)
         self.writes = [a.is_write for a in schema.arguments]
         base = schema.name.split("::")[1]
         self.numbers_as_tensors = base in NUMBERS_AS_TENSORS

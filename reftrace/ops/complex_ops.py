@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._math_bits import CONJ, NEG, set_bits
-from .._tensor import Tensor, _view_of, xp_of
+from .._tensor import _fresh, _view_of, xp_of
 from ._iter import broadcast_shapes, pointwise_result
 from ._pointwise_helpers import as_np, float_of, unary
 from ._registry import composite, derivatives, op
@@ -24,7 +24,7 @@ from ._registry import composite, derivatives, op
 
 def _aware(*overloads):
     for ov in overloads:
-        ov.bits_aware = True
+        ov.bits_aware = "own"
 
 
 def _as_strided(xp, a, shape, strides_bytes):
@@ -143,7 +143,7 @@ def view_as_complex(self):
     dt = self.dtype
     if dt not in (D.float32, D.float64, D.float16):
         raise RuntimeError(f"view_as_complex is only supported for half, float and double tensors, "
-                           f"but got a tensor of scalar type: {dt.scalar_type}")
+                           f"but got a tensor of scalar type: {dt.ir_name}")
     a = self._array
     if a.ndim == 0:
         raise RuntimeError("Input tensor must have one or more dimensions")
@@ -217,8 +217,8 @@ _aware(view_as_real, view_as_complex, real, imag)
 @op("angle(Tensor self) -> Tensor", variants=("function", "method"))
 def angle(self):
     xp = xp_of(self)
-    if self.dtype.is_complex:
-        return pointwise_result(xp.angle(self._array), self.dtype.to_real, self.device, (self,))
+    if self.dtype.is_complex:  # (torch's complex angle is contiguous, whatever the input's layout)
+        return _fresh(xp.ascontiguousarray(xp.angle(self._array)), self.dtype.to_real, self.device)
 
     def real_angle(x):  # pi for negatives, 0 otherwise, NaN kept (torch's angle_impl)
         return xp.where(xp.isnan(x), x, xp.where(x < 0, x.dtype.type(math.pi), x.dtype.type(0)))
@@ -241,10 +241,10 @@ def _complex_inputs(a, b, name_a, name_b):
     ok = (D.float16, D.float32, D.float64)
     if a.dtype not in ok or b.dtype not in ok:
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{a.dtype.scalar_type} and {b.dtype.scalar_type}")
+                           f"{a.dtype.ir_name} and {b.dtype.ir_name}")
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"Expected object of scalar type {a.dtype.scalar_type} but got scalar "
-                           f"type {b.dtype.scalar_type} for second argument")
+        raise RuntimeError(f"Expected object of scalar type {a.dtype.ir_name} but got scalar "
+                           f"type {b.dtype.ir_name} for second argument")
     if a.dtype is D.float16:
         _no_complex32("complex of half tensors")
     shape = broadcast_shapes(a._array.shape, b._array.shape)
