@@ -38,7 +38,10 @@ def run_kernel(op, args):
     autograd, which records the call's grad_fn (shared by eager, tracer, interpreter).
     Once a tensor with a math bit exists (``x.conj()``), through ``_math_bits`` first."""
     if MATH_BITS_LIVE[0]:
-        return run_with_bits(op, args, lambda a: _run_kernel(op, a))
+        for i in op.tensor_slots:
+            a = args[i]
+            if a is not None and (a._mbits if type(a) is not list else has_bits(a)):
+                return run_with_bits(op, args, _run_kernel)
     return _run_kernel(op, args)
 
 
@@ -59,4 +62,4 @@ def _run_kernel(op, args):
 
 
 from .autograd._variable_type import record  # noqa: E402  (autograd imports grad mode from here)
-from ._math_bits import LIVE as MATH_BITS_LIVE, run_with_bits  # noqa: E402
+from ._math_bits import LIVE as MATH_BITS_LIVE, has_bits, run_with_bits  # noqa: E402

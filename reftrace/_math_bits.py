@@ -83,19 +83,19 @@ def apply_to_copy(result, inputs):
         _transform(_T.xp_of(result), result._array, bits, out=result._array)
 
 
-def _has_bits(a):
+def has_bits(a):
     if type(a) is list:
         return any(e is not None and e._mbits for e in a)
     return a is not None and a._mbits
 
 
 def run_with_bits(op, args, kernel_call):
-    """Run ``kernel_call(args)`` as torch's math-bit fallback does (see the module docstring)."""
-    flagged = [i for i in op.tensor_slots if _has_bits(args[i])]
+    """Run ``kernel_call(op, args)`` as torch's math-bit fallback does (see the module docstring)."""
+    flagged = [i for i in op.tensor_slots if has_bits(args[i])]
     if not flagged:
-        return kernel_call(args)
+        return kernel_call(op, args)
     if op.bits_aware:
-        result = kernel_call(args)
+        result = kernel_call(op, args)
         if op.bits_aware == "view" and type(result) is _T.Tensor:
             apply_to_copy(result, [args[i] for i in flagged if type(args[i]) is _T.Tensor])
         return result
@@ -116,7 +116,7 @@ def run_with_bits(op, args, kernel_call):
         else:
             args[i] = materialize(t)
     try:
-        return kernel_call(args)
+        return kernel_call(op, args)
     finally:
         for t, bits in written:
             _transform(_T.xp_of(t), t._array, bits, out=t._array)
