@@ -5,11 +5,12 @@ import numpy as np
 import pytest
 
 import reftrace
-from autograd_oracle import compare_grads
-from differential import graph
-from oracle import check
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", exc_type=ImportError)
+
+from autograd_oracle import compare_grads  # noqa: E402  (the helpers import torch)
+from differential import graph  # noqa: E402
+from oracle import check  # noqa: E402
 
 C = (np.arange(12).reshape(3, 4) * (0.5 - 0.75j) + (1 + 2j)).astype(np.complex64)
 R = np.linspace(-2, 3, 12).reshape(3, 4).astype(np.float32)
@@ -59,6 +60,8 @@ RESOLVING = {
     "resolve_conj_t": lambda m, x: x.t().conj().resolve_conj(),
     "resolve_plain_is_self": lambda m, x: x.resolve_conj() is x,
     "resolve_neg": lambda m, x: x.conj().imag.resolve_neg(),
+    "resolve_conj_of_conj_neg": lambda m, x: m._neg_view(x).conj().resolve_conj(),
+    "resolve_neg_of_conj_neg": lambda m, x: m._neg_view(x).conj().resolve_neg(),
     "clone": lambda m, x: x.conj().clone(),
     "contiguous_of_transposed": lambda m, x: x.t().conj().contiguous(),
     "add": lambda m, x: x.conj() + 1,

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._math_bits import CONJ, NEG, set_bits
+from .._math_bits import CONJ, NEG, materialize, set_bits
 from .._tensor import _fresh, _view_of, xp_of
 from ._iter import broadcast_shapes, pointwise_result
 from ._pointwise_helpers import as_np, float_of, unary
@@ -55,14 +55,18 @@ def conj(input):
     return input.conj()
 
 
+def _resolve(self, bit):
+    """Itself when ``bit`` is not set (torch calls resolve_conj/neg where values leave a tensor:
+    tolist, numpy, so a trace records them there); else a plain copy of its values (torch's
+    clone resolves every bit)."""
+    if not self._mbits & bit:
+        return self
+    return materialize(self, carry_grad=False)
+
+
 @op("resolve_conj(Tensor(a) self) -> Tensor(a)", variants=("function", "method"))
 def resolve_conj(self):
-    # itself when the bit is not set (torch calls it where values leave a tensor: tolist, numpy,
-    # so a trace records it there); else a copy holding the conjugated values
-    if not self._mbits & CONJ:
-        return self
-    from .._math_bits import materialize
-    return set_bits(materialize(self, carry_grad=False), self._mbits & ~CONJ)
+    return _resolve(self, CONJ)
 
 
 @composite(resolve_conj)
@@ -72,10 +76,7 @@ def _resolve_conj_composite(self):
 
 @op("resolve_neg(Tensor(a) self) -> Tensor(a)", variants=("function", "method"))
 def resolve_neg(self):
-    if not self._mbits & NEG:
-        return self
-    from .._math_bits import materialize
-    return set_bits(materialize(self, carry_grad=False), self._mbits & ~NEG)
+    return _resolve(self, NEG)
 
 
 @composite(resolve_neg)
