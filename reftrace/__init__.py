@@ -31,6 +31,8 @@ from .ops.nn_rnn import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noq
 from . import backends  # noqa: F401  (torch.backends.mha)
 from . import nn  # torch.nn: `import reftrace as torch; torch.nn.functional.relu(x)`
 from .serialization import save, load  # torch.save / torch.load (zip format, weights only)
+from .ops.complex_ops import conj  # noqa: F401  (Tensor.conj: a conjugate view, or itself)
+from .ops.matrix_views import adjoint  # noqa: F401  (recorded as aten::mH)
 
 __version__ = "0.1.0"
 

@@ -35,7 +35,17 @@ def dispatch(op, args):
 
 def run_kernel(op, args):
     """Call the kernel; when grad mode is on and a tensor argument requires grad, through
-    autograd, which records the call's grad_fn (shared by eager, tracer, interpreter)."""
+    autograd, which records the call's grad_fn (shared by eager, tracer, interpreter).
+    Once a tensor with a math bit exists (``x.conj()``), through ``_math_bits`` first."""
+    if MATH_BITS_LIVE[0]:
+        for i in op.tensor_slots:
+            a = args[i]
+            if a is not None and (a._mbits if type(a) is not list else has_bits(a)):
+                return run_with_bits(op, args, _run_kernel)
+    return _run_kernel(op, args)
+
+
+def _run_kernel(op, args):
     if op.differentiable and GRAD.enabled:
         # only the Tensor-typed parameters can require grad (precomputed per overload)
         for i in op.tensor_slots:
@@ -52,3 +62,4 @@ def run_kernel(op, args):
 
 
 from .autograd._variable_type import record  # noqa: E402  (autograd imports grad mode from here)
+from ._math_bits import LIVE as MATH_BITS_LIVE, has_bits, run_with_bits  # noqa: E402

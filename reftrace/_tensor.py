@@ -89,6 +89,7 @@ class Tensor(_TensorMethods):
     _hooks = None          # register_hook's hooks on a leaf, in registration order
     _grad_acc = None       # weakref to the leaf's AccumulateGrad node (torch caches it weakly)
     _view_meta = None      # (base, node-maker) of a differentiable view, for in-place rebase
+    _mbits = 0             # torch's math bits, conjugate | negative (reftrace/_math_bits.py)
 
     # the slots' types (annotations only: no class attribute shadows the slots)
     dtype: D.dtype
@@ -243,14 +244,26 @@ class Tensor(_TensorMethods):
         return register_hook(self, hook)
 
     def conj(self) -> Tensor:
-        """torch's Tensor.conj: a real tensor is its own conjugate (``x.conj() is x``), which is
-        all the derivative formulas need of it for real dtypes."""
+        """torch's Tensor.conj: a real tensor is its own conjugate (``x.conj() is x``, nothing
+        recorded); a complex one gives a conjugate view, recorded as ``aten::_conj``."""
         if not self.dtype.is_complex:
             return self
-        from .ops import PACKETS
-        if "aten::conj" in PACKETS:
-            return PACKETS["aten::conj"](self)
-        raise NotImplementedError("conj of a complex tensor is not implemented in reftrace yet")
+        return _property_op("_conj")(self)
+
+    def _is_view(self) -> bool:
+        # (detach() and .data share memory but are no autograd views: torch says False)
+        return self._base is not None and self._view_meta is not False
+
+    def chalf(self, memory_format: Optional[_Enum] = None) -> Tensor:
+        raise NotImplementedError(
+            "reftrace: Tensor.chalf() makes a complex32 (ComplexHalf) tensor, which reftrace does "
+            "not have (NumPy has no complex32 dtype); use Tensor.cfloat() instead")
+
+    def is_conj(self) -> bool:
+        return bool(self._mbits & 1)
+
+    def is_neg(self) -> bool:
+        return bool(self._mbits & 2)
 
     def backward(self, gradient: Optional[Tensor] = None, retain_graph: Optional[bool] = None,
                  create_graph: bool = False,
@@ -318,13 +331,34 @@ class Tensor(_TensorMethods):
     def mH(self) -> Tensor:
         return _property_op("mH")(self)
 
+    def adjoint(self) -> Tensor:
+        return _property_op("mH")(self)  # (torch records x.adjoint() as aten::mH)
+
+    # x.real / x.imag: views (aten::real, aten::imag); assigning copies into them, as torch's
+    # THPVariable_set_real does
+    @property
+    def real(self) -> Tensor:
+        return _property_op("real")(self)
+
+    @real.setter
+    def real(self, value: Union[Tensor, Number]) -> None:
+        _property_op("real")(self).copy_(value)
+
+    @property
+    def imag(self) -> Tensor:
+        return _property_op("imag")(self)
+
+    @imag.setter
+    def imag(self, value: Union[Tensor, Number]) -> None:
+        _property_op("imag")(self).copy_(value)
+
     # -- Python conversions (the tracer turns these into constants and warns) -------------------
     def _to_number(self) -> Any:
         """The Python value of a one-element tensor, without any tracer involvement."""
         if self._array.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
-        a = self._array
+        a = self._array if not self._mbits else _resolved_array(self)
         if type(a) is np.ndarray:  # (already on the host: item() reads any one-element shape)
             return a.item()
         return get_backend(self.device.type).to_host(a).reshape(()).item()
@@ -342,7 +376,8 @@ class Tensor(_TensorMethods):
             # torch's tensor_to_list reads self.resolve_conj().resolve_neg(): both return the
             # tensor itself, so the trace maps it to their outputs (which later uses then read)
             self.resolve_conj().resolve_neg()
-        return get_backend(self.device.type).to_host(self._array).tolist()
+        a = self._array if not self._mbits else _resolved_array(self)
+        return get_backend(self.device.type).to_host(a).tolist()
 
     def numpy(self, force: bool = False) -> Any:
         tracer = STATE.tracer
@@ -355,6 +390,12 @@ class Tensor(_TensorMethods):
         if self.device.type != "cpu":
             raise TypeError(f"can't convert {self.device.type}:0 device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
+        if self._mbits:  # (numpy has no lazy conjugate: torch refuses, or copies when forced)
+            if not force:
+                which, fix = ("conjugate", "conj") if self._mbits & 1 else ("negative", "neg")
+                raise RuntimeError(f"Can't call numpy() on Tensor that has {which} bit set. "
+                                   f"Use tensor.resolve_{fix}().numpy() instead.")
+            return _resolved_array(self)
         return self._array
 
     def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> Any:
@@ -608,6 +649,11 @@ def _record_tensor_to_numpy(self):
     d.resolve_conj().resolve_neg()
 
 
+def _resolved_array(t):
+    from ._math_bits import resolved_array
+    return resolved_array(t)
+
+
 def _property_op(name):
     from .ops import get_packet
     return get_packet(name)
@@ -720,6 +766,8 @@ def _view_of(base, array, stride, dtype=None):
     _init(t, array, dtype or base.dtype, base.device,
           None if stride == contiguous_strides(array.shape) else stride, root)
     t._vc = root._vc  # views share their base's version counter
+    if base._mbits:  # a view of a conjugate (negative) view reads conjugated (negated) too
+        t.__dict__["_mbits"] = base._mbits
     if base.requires_grad:
         # a view of a tensor that requires grad requires grad, even made under no_grad (torch);
         # made so, it may not be modified in place with grad on (see autograd check_inplace)

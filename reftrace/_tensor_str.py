@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _dtype as D
 from reftrace_backends import get_backend
+from ._math_bits import resolved_array as _resolved_array
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr"]
 
@@ -207,7 +208,7 @@ def tensor_repr(t):
     prefix = "tensor(" if type(t) is Tensor or type(t).__name__ == "Parameter" \
         else f"{type(t).__name__}("
     indent = len(prefix)
-    a = get_backend(t.device.type).to_host(t._array)
+    a = get_backend(t.device.type).to_host(t._array if not t._mbits else _resolved_array(t))
     suffixes = []
     if t.device.type != "cpu":
         suffixes.append(f"device='{t.device.type}:{t.device.index or 0}'")

@@ -57,8 +57,10 @@ def flat_tensors(v, kind):
 def to_numpy(t):
     if torch is not None and isinstance(t, torch.Tensor):
         # a ZeroTensor (torch's gradient of abs/sgn/norm at 0) refuses numpy(): its value is 0
-        return t.detach().numpy(force=True) if t._is_zerotensor() else t.detach().numpy()
-    return np.asarray(t.detach().numpy())
+        # (and a conjugate view, e.g. the gradient of x.conj(), reads resolved)
+        t = t.detach()
+        return t.numpy(force=True) if t._is_zerotensor() else t.resolve_conj().resolve_neg().numpy()
+    return np.asarray(t.detach().resolve_conj().resolve_neg().numpy())
 
 
 def assert_close(got, want, what, rtol=1e-5, atol=1e-6):

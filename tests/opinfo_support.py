@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 import torch
 
+from reftrace._math_bits import resolved_array  # (a conjugate view compares by its values)
 import reftrace
 from reftrace_backends import get_backend
 
@@ -166,6 +167,8 @@ def reftrace_op(opinfo):
         # torch._tensor's Python operators (Tensor.__rmod__), called unbound as OpInfo does:
         # their self may be a Python number
         return getattr(reftrace.Tensor, op.__name__)
+    if isinstance(target, reftrace.dtype):  # torch.cfloat is a dtype: the op is Tensor.cfloat
+        target = None
     if target is None and opinfo.method_variant is not None:
         name = opinfo.name
         if not hasattr(reftrace.Tensor, name):
@@ -223,7 +226,7 @@ def compare(rt, th, *, inputs=((), ()), values=True, path="result"):
             if th.dtype not in _DTYPE:
                 raise Uncovered(f"{path}: reftrace has no dtype {th.dtype}")
             expected = th.detach().resolve_conj().resolve_neg().numpy()
-            actual = np.asarray(get_backend(rt.device.type).to_host(rt._array))
+            actual = np.asarray(get_backend(rt.device.type).to_host(resolved_array(rt)))
             if th.dtype.is_floating_point or th.dtype.is_complex:
                 rtol, atol = TOLERANCES[th.dtype]
                 close = np.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)

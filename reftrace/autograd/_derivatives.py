@@ -67,7 +67,7 @@ _TORCH_NODES = {
     "nll_loss": "nll_loss_forward", "nll_loss2d": "nll_loss2d_forward",
     "adaptive_avg_pool2d": "_adaptive_avg_pool2d", "linalg_inv": "linalg_inv_ex",
     "unsafe_chunk": "unsafe_split.Tensor",  # (these have no overload name to append)
-    "square": "pow.Tensor_Scalar",
+    "square": "pow.Tensor_Scalar", "conj_physical": "_conj_physical",
 }
 _HAND_WRITTEN = {"copy_": "CopyBackwards"}
 

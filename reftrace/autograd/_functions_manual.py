@@ -158,6 +158,24 @@ def sgn_backward(x, gx, sgn):
     return ((gx - (sgn * sgn.conj()) * gx) / (2. * abs_)).masked_fill(abs_ == 0., 0.)
 
 
+def angle_backward(grad, self):
+    if self.is_complex():
+        return _rt.where(self == 0.0, _rt.zeros((), dtype=self.dtype, device=self.device),
+                         grad * self / self.abs().pow(2) * 1j)
+    return _rt.zeros_like(self, memory_format=_rt.preserve_format)
+
+
+def polar_backward(grad, result):
+    """(grad_abs, grad_angle) of polar(abs, angle) = result."""
+    if grad is None:
+        return None, None
+    grad_conj = grad.conj()
+    grad_abs = _rt.real(grad_conj * _rt.sgn(result))
+    result_mul_1_j = result * 1j
+    grad_angle = _rt.real(grad_conj * result_mul_1_j)
+    return grad_abs, grad_angle
+
+
 def abs_backward(grad, self):
     return grad * self.sgn()
 

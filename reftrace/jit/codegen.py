@@ -35,6 +35,7 @@ import re
 import weakref
 
 from .._dispatch import run_kernel
+from .._math_bits import LIVE as MATH_BITS_LIVE
 from .._tensor import Tensor, scalar_to_tensor
 from . import _types as T
 from ..autograd.grad_mode import STATE as GRAD
@@ -81,15 +82,15 @@ class CompiledGraph:
 
     def __call__(self, *args):
         self._check(args)
-        if GRAD.enabled and _reaches_requires_grad(args, self._constants):
-            return self._grad(*args)
+        if (GRAD.enabled and _reaches_requires_grad(args, self._constants)) or MATH_BITS_LIVE[0]:
+            return self._grad(*args)  # (run_kernel also resolves conjugate views: _math_bits)
         return self._fast(*args)
 
     def run_nested_fast(self, *args):
         """A call from a caller whose reachable tensors need no grad: only this graph's own
         constants are new here."""
         self._check(args)
-        if GRAD.enabled and any(c.requires_grad for c in self._constants):
+        if (GRAD.enabled and any(c.requires_grad for c in self._constants)) or MATH_BITS_LIVE[0]:
             return self._grad(*args)
         return self._fast(*args)
 

@@ -254,6 +254,10 @@ class OpOverload:
         self.composite = None  # the decomposition autograd records instead (see ``composite``)
         self.is_inplace = schema.is_inplace or schema.is_out
         self.is_view = schema.is_view
+        # torch's math-bit fallback (reftrace/_math_bits.py): views and metadata ops see a
+        # conjugate view as it is, other kernels read it resolved; written arguments by position
+        self.bits_aware = "view" if schema.is_view else False  # ("own": handles the bits itself)
+        self.writes = [a.is_write for a in schema.arguments]
         base = schema.name.split("::")[1]
         self.numbers_as_tensors = base in NUMBERS_AS_TENSORS
         args = schema.arguments

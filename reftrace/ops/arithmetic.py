@@ -21,6 +21,7 @@ from .._promotion import check_inplace_cast, result_type
 from .._tensor import Tensor, _data_ptr, _fresh, scalar_to_tensor, xp_of
 from .._frames import warn_at_caller
 from ._iter import broadcast_shapes, like_result, pointwise_result
+from . import _complex_arith
 from ._pointwise_helpers import as_np, binary, float_of, unary, write_inplace
 from ._registry import OVERLOADS, PACKETS, composite, derivatives, op
 from .._dispatch import dispatch
@@ -247,6 +248,8 @@ def _axpy(self, other, alpha):
         if dt is D.float16:
             a = np.float32(checked_scalar(alpha, dt))
             return (x.astype(np.float32) + y.astype(np.float32) * a).astype(np.float16)
+        if dt.is_complex:
+            return _complex_arith.axpy(x, y, checked_scalar(alpha, dt))
         return x + y * x.dtype.type(checked_scalar(alpha, dt))
     return binary(self, other, fn)
 
@@ -258,7 +261,10 @@ def _is_one(alpha):
 @op("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", variants=("function", "method"))
 @quiet
 def add(self, other, alpha):
-    return binary(self, other, np.add) if _is_one(alpha) else _axpy(self, other, alpha)
+    # (complex: torch's kernel multiplies by alpha even when it is 1, which NaNs infinities)
+    if _is_one(alpha) and not (self.dtype.is_complex or other.dtype.is_complex):
+        return binary(self, other, np.add)
+    return _axpy(self, other, alpha)
 
 
 _ADD = {"self": "handle_r_to_c(self.dtype, grad)",
@@ -282,7 +288,7 @@ def _sub_check(a, b, *_):
 def _sub(self, other, alpha):
     """ATen's sub: sub_check, alpha_check, then add(self, other, -alpha)."""
     _sub_check(self, other)
-    if _is_one(alpha):
+    if _is_one(alpha) and not (self.dtype.is_complex or other.dtype.is_complex):
         return binary(self, other, np.subtract)
     if type(alpha) is bool:  # checked here: -True is no longer a bool
         _alpha_check(result_type(self, other), alpha)
@@ -323,7 +329,7 @@ derivatives(op("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 @op("mul.Tensor(Tensor self, Tensor other) -> Tensor", variants=("function", "method"))
 @quiet
 def mul(self, other):
-    return binary(self, other, np.multiply)
+    return binary(self, other, _complex_arith.multiply)
 
 
 _MUL = {"self": "mul_tensor_backward(grad, other, self.dtype)",
@@ -506,6 +512,9 @@ def _pow_scalar(self, exponent):
     special = _POW_SPECIAL.get(exponent) if type(exponent) is not bool else None
     if dt is D.float16:  # no fast paths: pow in float with a Half exponent
         arr = np.power(x, np.float16(checked_scalar(exponent, dt)))
+    elif dt.is_complex and exponent in (2, 3):  # torch's base * base (* base): its complex product
+        arr = _complex_arith.cmul(x, x)
+        arr = _complex_arith.cmul(arr, x) if exponent == 3 else arr
     elif special is not None and (dt.category >= 2 or exponent in (2, 3)):
         arr = special(x)
     elif dt.category <= 1:

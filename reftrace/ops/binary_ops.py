@@ -33,11 +33,20 @@ atan2_ = op("atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants=("me
 def _logaddexp_arrays(x, y):
     if x.dtype.kind != "c":
         return _wide(np.logaddexp)(x, y)
-    # NumPy's logaddexp has no complex loop: torch's _log_add_exp_helper, the larger real part
-    # first (max + log1p(exp(min - max)))
-    first = x.real >= y.real
-    hi, lo = np.where(first, x, y), np.where(first, y, x)
-    return hi + np.log1p(np.exp(lo - hi))
+    # NumPy's logaddexp has no complex loop: torch's _log_add_exp_helper (BinaryOpsKernel.cpp):
+    # log1p(exp(min - max)) + max, ordered by real part (ties: min is y), NaN in either -> NaN,
+    # equal infinite real parts: min when -inf, log(exp(min) + exp(max)) when +inf
+    x, y = np.broadcast_arrays(x, y)
+    lt = x.real < y.real
+    lo, hi = np.where(lt, x, y), np.where(lt, y, x)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        out = np.log1p(np.exp(lo - hi)) + hi
+        same_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
+        if same_inf.any():
+            out = np.where(same_inf & (lo.real < 0), lo, out)
+            out = np.where(same_inf & (lo.real > 0), np.log(np.exp(lo) + np.exp(hi)), out)
+    nan = np.isnan(x.real) | np.isnan(x.imag) | np.isnan(y.real) | np.isnan(y.imag)
+    return np.where(nan, x.dtype.type(complex(np.nan, np.nan)), out)
 
 
 @quiet

@@ -69,6 +69,8 @@ def cast_array(array, src, dst):
         return array
     if src.is_complex and not dst.is_complex:
         _warn_complex_to_real()
+        if dst is D.bool:  # (c10's complex -> bool is true where either part is nonzero)
+            return (array.real != 0) | (array.imag != 0)
         array = array.real
     if dst is D.float16 and src is not D.float32:
         array = array.astype(np.float32)  # c10::Half is built from a float: round via float32
@@ -301,6 +303,8 @@ def detach(self):
                   self._base if self._base is not None else self)
     alias._vc = self._vc  # torch: detach shares the version counter
     alias._view_meta = False  # shares data, but is not an autograd view
+    if self._mbits:  # (a detached conjugate view is one too)
+        alias.__dict__["_mbits"] = self._mbits
     _DETACHED[id(alias)] = alias
     return alias
 

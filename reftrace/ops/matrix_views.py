@@ -3,12 +3,12 @@
 Python has them only as properties (native_functions.yaml's variants say method, but torch's
 Tensor exposes them as attributes), hence no generated methods. Each is one node in a trace, so the trace generalises to other ranks as torch's does.
 
-The Hermitian ones conjugate complex tensors; reftrace has no conjugate views (a lazily
-conjugated alias of the same memory), so for complex tensors they raise instead of returning a
-copy that would not alias its input.
+The Hermitian ones of a complex tensor are conjugate views (reftrace/_math_bits.py) of the
+transpose: torch's autograd sees them as ConjBackward0 of TransposeBackward0.
 """
 import warnings
 
+from .._math_bits import CONJ, set_bits
 from .._tensor import _view_of
 from ._registry import composite, op
 from .shape import _transposed
@@ -19,10 +19,9 @@ def _reversed(self):
     return a.transpose(), list(reversed(self.stride()))
 
 
-def _no_conj_views(self, name):
-    if self.dtype.is_complex:
-        raise NotImplementedError(f"reftrace: tensor.{name} of a complex tensor needs a conjugate "
-                                  f"view, which reftrace does not have")
+def _hermitian(self, view):
+    """The transposed view, conjugated (a conjugate view) when complex."""
+    return set_bits(view, view._mbits ^ CONJ) if self.dtype.is_complex else view
 
 
 def _matrix_check(self, name, hint):
@@ -59,14 +58,13 @@ def _numpy_T_composite(self):
 @op("matrix_H(Tensor(a) self) -> Tensor(a)", variants=())
 def matrix_H(self):
     _matrix_check(self, "H", " For batches of matrices, consider using tensor.mH")
-    _no_conj_views(self, "H")
-    return _view_of(self, *_transposed(self, 0, -1))
+    return _hermitian(self, _view_of(self, *_transposed(self, 0, -1)))
 
 
 @composite(matrix_H)  # CompositeImplicit in torch: a transpose (TransposeBackward0)
 def _matrix_H_composite(self):
     matrix_H.kernel(self)
-    return self.transpose(0, -1)
+    return self.transpose(0, -1).conj()
 
 
 @op("mT(Tensor(a) self) -> Tensor(a)", variants=())
@@ -84,11 +82,16 @@ def _mT_composite(self):
 @op("mH(Tensor(a) self) -> Tensor(a)", variants=())
 def mH(self):
     _batch_check(self, "mH")
-    _no_conj_views(self, "mH")
-    return _view_of(self, *_transposed(self, 0, -1) if self._array.ndim == 0 else _transposed(self, -2, -1))
+    return _hermitian(self, _view_of(
+        self, *_transposed(self, 0, -1) if self._array.ndim == 0 else _transposed(self, -2, -1)))
 
 
 @composite(mH)  # CompositeImplicit in torch: a transpose (TransposeBackward0)
 def _mH_composite(self):
     mH.kernel(self)
-    return self.transpose(0, -1) if self.ndim == 0 else self.transpose(-2, -1)
+    return (self.transpose(0, -1) if self.ndim == 0 else self.transpose(-2, -1)).conj()
+
+
+def adjoint(input):
+    """torch.adjoint: ``input.mH`` (torch records it as aten::mH)."""
+    return input.mH

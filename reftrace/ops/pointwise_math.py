@@ -41,9 +41,20 @@ def _positive_nan(fn):
     return f
 
 
+def _log2(x):
+    """torch's complex log2 is log(x) / log(2), each part divided by the real log(2)
+    (Vectorized<complex>::log2); NumPy's multiplies by log2(e)."""
+    if x.dtype.kind != "c":
+        return _positive_nan(np.log2)(x)
+    ln = np.log(x)
+    out = np.empty_like(ln)
+    out.real, out.imag = ln.real / ln.real.dtype.type(np.log(2)), ln.imag / ln.real.dtype.type(np.log(2))
+    return out
+
+
 _FLOAT_FUNCTIONS = {
     "sqrt": _positive_nan(np.sqrt), "rsqrt": lambda x: 1 / np.sqrt(x), "exp": np.exp,
-    "log": _positive_nan(np.log), "log2": _positive_nan(np.log2), "log10": _positive_nan(np.log10),
+    "log": _positive_nan(np.log), "log2": _log2, "log10": _positive_nan(np.log10),
     "log1p": np.log1p, "expm1": np.expm1, "sin": np.sin,
     "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
 }

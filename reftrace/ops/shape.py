@@ -563,29 +563,6 @@ def alias(self):
 derivatives(alias, {"self": "grad"})
 
 
-# reftrace keeps no lazy conjugate or negative bit (conj() and neg() compute), so these return
-# the tensor itself, as torch does for a tensor whose bits are not set. torch calls them where a
-# tensor's values leave it (tolist, numpy), so a trace records them there.
-@op("resolve_conj(Tensor(a) self) -> Tensor(a)", variants=("function", "method"))
-def resolve_conj(self):
-    return self
-
-
-@composite(resolve_conj)
-def _resolve_conj_composite(self):
-    return self  # CompositeImplicitAutograd: self when the conjugate bit is not set
-
-
-@op("resolve_neg(Tensor(a) self) -> Tensor(a)", variants=("function", "method"))
-def resolve_neg(self):
-    return self
-
-
-@composite(resolve_neg)
-def _resolve_neg_composite(self):
-    return self
-
-
 # -- expand, repeat --------------------------------------------------------------------------------
 
 def expand_to(self, size):
