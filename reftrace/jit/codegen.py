@@ -235,6 +235,8 @@ _BUILTINS_USED = ("int", "float", "getattr")
 # every call, as the interpreter does, since each conversion makes a new device object.
 _FOLDED = ("ScalarType", "MemoryFormat", "Layout")
 _NOT_IDENT = re.compile(r"\W")
+# a number n read back from num_to_tensor(n) (a 0-dim tensor of n's own type): the same number
+_READ_BACK = {"aten::Int": "int({})", "aten::Float": "float({})", "aten::ScalarImplicit": "{}"}
 
 
 class _Namer:
@@ -306,9 +308,16 @@ def generate(graph, name):
         if n.kind_ != "prim::Constant":
             for o in n.outputs_:
                 expr[o] = namer(o.debugName())
+    # aten::Int (Float, ScalarImplicit) of a prim::NumToTensor reads back the number n the tensor
+    # was made from: ``int(n)`` is what ``int(num_to_tensor(n)._to_number())`` gives, without the
+    # tensor. Size arithmetic traces to many of these (one per use of ``x.size(0)``), and the
+    # NumToTensor whose every use is such a read is not run at all (it has no effect).
+    made_from = {n.outputs_[0]: n.inputs_[0] for n in nodes if n.kind_ == "prim::NumToTensor"}
+    inputs = {n: ([made_from[n.inputs_[0]]] if n.kind_ in _READ_BACK and n.inputs_[0] in made_from
+                  else n.inputs_) for n in nodes}
     last_use = {}
     for n in nodes:
-        for v in n.inputs_:
+        for v in inputs[n]:
             last_use[v] = n
     for v in graph.ret.inputs_:
         last_use[v] = graph.ret  # returned: never freed
@@ -318,12 +327,17 @@ def generate(graph, name):
     for n in nodes:
         if n.kind_ == "prim::Constant":
             continue
-        args = [expr[v] for v in n.inputs_]
-        rhs = _expression(n, args, op_names, global_for)
-        outs = [expr[o] for o in n.outputs_]
-        dead = [expr[v] for v in dict.fromkeys(n.inputs_) if last_use.get(v) is n and
-                v.node_.kind_ != "prim::Constant"]
+        args = [expr[v] for v in inputs[n]]
         unused = [expr[o] for o in n.outputs_ if o not in last_use]
+        if inputs[n] is not n.inputs_:
+            rhs = _READ_BACK[n.kind_].format(args[0])  # a NumToTensor's number (above)
+        elif n.kind_ == "prim::NumToTensor" and unused:
+            continue  # only read back as a number
+        else:
+            rhs = _expression(n, args, op_names, global_for)
+        outs = [expr[o] for o in n.outputs_]
+        dead = [expr[v] for v in dict.fromkeys(inputs[n]) if last_use.get(v) is n and
+                v.node_.kind_ != "prim::Constant"]
         if not outs or (len(outs) == 1 and unused):
             line = rhs  # a result nobody reads (an in-place op kept for its effect)
         elif len(outs) == 1 and n.kind_ not in ("prim::ListUnpack", "prim::TupleUnpack"):
