@@ -77,6 +77,7 @@ class CompiledGraph:
         self._fast, self._grad = fast[fn_name], grad[fn_name]
         self._inputs = [(v.type_, v.debugName()) for v in graph.param.outputs_]
         self._inputs_ok = _input_predicate(self._inputs)
+        self._n_inputs = len(self._inputs)
         self._constants = tuple(v for v in namespace.values() if isinstance(v, Tensor))
 
     def __call__(self, *args):
@@ -88,8 +89,9 @@ class CompiledGraph:
     def run_nested_fast(self, *args):
         """A call from a caller whose reachable tensors need no grad: only this graph's own
         constants are new here."""
-        self._check(args)
-        if GRAD.enabled and any(c.requires_grad for c in self._constants):
+        if len(args) != self._n_inputs or not self._inputs_ok(*args):  # (_check, inlined)
+            self._check(args)
+        if GRAD.enabled and self._constants and any(c.requires_grad for c in self._constants):
             return self._grad(*args)
         return self._fast(*args)
 
@@ -192,7 +194,11 @@ def _call_method(run):
     """call_method as a generated function's namespace binds it: ``run`` names the callee's
     method for the caller's mode (``run_nested_fast`` or ``run_nested_grad``)."""
     def call_method(name, module, *args):
-        return getattr(compiled(module._type.methods[name], name), run)(module, *args)
+        graph = module._type.methods[name]
+        c = graph.__dict__.get("_compiled")  # (compiled()'s cache, read without its call)
+        if c is None:
+            c = compiled(graph, name)
+        return getattr(c, run)(module, *args)
     return call_method
 
 
@@ -215,10 +221,16 @@ def get_attr(obj, name):
         plain = _NOT_ON_CLASS.get((cls, name))
         if plain is None:
             plain = _NOT_ON_CLASS[(cls, name)] = not hasattr(cls, name)
-        if plain:
-            for table in (d["_parameters"], d["_buffers"], d["_modules"]):
-                if name in table:
-                    return table[name]
+        if plain:  # (nn.Module.__getattr__'s order, without building a tuple of the tables)
+            table = d["_parameters"]
+            if name in table:
+                return table[name]
+            table = d["_buffers"]
+            if name in table:
+                return table[name]
+            table = d["_modules"]
+            if name in table:
+                return table[name]
     return getattr(obj, name)
 
 

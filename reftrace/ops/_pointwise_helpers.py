@@ -21,7 +21,13 @@ def binary(a, b, fn, *, compute=None, out_dtype=None):
     division of integers computes in the default float); ``out_dtype``: result dtype (comparisons)."""
     if a._array.ndim and b._array.ndim and a._array.shape != b._array.shape:
         broadcast_shapes(a._array.shape, b._array.shape)  # torch's error text, before dtype errors
-    common = result_type(a, b)
+    if b._wrapped and a.dtype.category == 2 and b.dtype.category <= 2 and not a._wrapped \
+            and a._array.ndim:
+        # (result_type's answer, without its general walk: a floating tensor with dimensions
+        # and a wrapped bool, int or float number, as in ``x * 1.5``, stays the tensor's dtype)
+        common = a.dtype
+    else:
+        common = result_type(a, b)
     cdt = compute(common) if compute is not None else common
     arr = fn(as_np(a, cdt), as_np(b, cdt))
     odt = out_dtype or cdt
