@@ -22,14 +22,9 @@ reflected ones); the tracer takes value names from the frame that calls the op, 
 the caller is torch's function, whose locals name nothing: after ``y = x * 1; y **= 2`` the
 graph leaves ``y`` unnamed. Their reftrace equivalents are marked ``python_level`` likewise.
 """
-import numpy as np
-
-from ._dispatch import STATE
 from ._frames import python_level
-from .autograd.grad_mode import STATE as GRAD
 from .ops import PACKETS
-from .ops.arithmetic import _ERRSTATE, _IGNORE_ALL
-from ._tensor import Tensor, _fresh
+from ._tensor import Tensor
 
 
 def _p(name):
@@ -48,41 +43,6 @@ def _binary(name, swap=False):
             return packet(other, self) if swap else packet(self, other)
         except TypeError:
             return NotImplemented
-    dunder.__name__ = name
-    return dunder
-
-
-def _plain_pair(a, b):
-    """Whether ``a (op) b`` is the plain case the add/mul kernels compute as one ufunc call: two
-    Tensors (not subclasses) of one dtype, same shape, both contiguous NumPy arrays, neither a
-    wrapped number, no trace recording and no grad to record; their result is contiguous (as
-    pointwise_result lays it out: 1-d, or no size-0/1 dimension to reorder; not 0-d, where
-    NumPy's ufuncs return scalars)."""
-    if type(b) is not Tensor or type(a) is not Tensor or a.dtype is not b.dtype \
-            or a._stride is not None or b._stride is not None or a._wrapped or b._wrapped:
-        return False
-    x, y = a._array, b._array
-    shape = x.shape
-    return (shape == y.shape and type(x) is np.ndarray and type(y) is np.ndarray
-            and STATE.tracer is None and not (GRAD.enabled and (a.requires_grad or b.requires_grad))
-            and (len(shape) == 1 or (len(shape) > 1 and 0 not in shape and 1 not in shape)))
-
-
-def _fast_binary(name, ufunc):
-    """``_binary(name)`` with the eager fast path torch's generated bindings have: in the plain
-    case (``_plain_pair``) binding, promotion (one dtype: itself), dispatch and autograd have
-    nothing to decide, so the ufunc runs directly, as add.Tensor (alpha=1) and mul.Tensor's
-    kernels would run it: the same values, dtype and layout, NumPy's warnings off as there."""
-    slow = _binary(name)
-
-    def dunder(self, other):
-        if not _plain_pair(self, other):
-            return slow(self, other)
-        token = _ERRSTATE.set(_IGNORE_ALL)
-        try:
-            return _fresh(ufunc(self._array, other._array), self.dtype, self.device)
-        finally:
-            _ERRSTATE.reset(token)
     dunder.__name__ = name
     return dunder
 
@@ -141,11 +101,9 @@ def _invert(self):
 
 
 OPERATORS = {
-    "__add__": _fast_binary("add", np.add), "__radd__": _fast_binary("add", np.add),
-    "__iadd__": _binary("add_"),
+    "__add__": _binary("add"), "__radd__": _binary("add"), "__iadd__": _binary("add_"),
     "__sub__": _binary("sub"), "__rsub__": _python_level_binary("rsub"), "__isub__": _binary("sub_"),
-    "__mul__": _fast_binary("mul", np.multiply), "__rmul__": _fast_binary("mul", np.multiply),
-    "__imul__": _binary("mul_"),
+    "__mul__": _binary("mul"), "__rmul__": _binary("mul"), "__imul__": _binary("mul_"),
     "__truediv__": _binary("div"), "__rtruediv__": _rtruediv, "__rdiv__": _rtruediv, "__itruediv__": _binary("div_"),
     "__floordiv__": _python_level_binary("floor_divide"),
     "__rfloordiv__": _python_level_binary("floor_divide", swap=True),

@@ -15,7 +15,6 @@ from collections import namedtuple
 from .. import _dtype as D
 from .._device import LAYOUTS, MEMORY_FORMATS, _Enum, device, as_device
 from .._dispatch import STATE, dispatch
-from ..autograd.grad_mode import STATE as GRAD
 from .._schema import parse_schema
 
 OVERLOADS = {}  # 'aten::add.Tensor' -> OpOverload
@@ -35,18 +34,6 @@ def _all_tensors(args):
     for a in args:  # (a loop: a generator expression costs more than the binding it saves)
         if type(a) is not Tensor:
             return False
-    return True
-
-
-def _kernel_only(op, tensors):
-    """Whether dispatch(op, ...) on these tensor arguments (all of the tensors it gets) would
-    call the kernel alone: no trace recording, no grad to record (run_kernel's rule)."""
-    if STATE.tracer is not None:
-        return False
-    if op.differentiable and GRAD.enabled:
-        for t in tensors:
-            if t.requires_grad:
-                return False
     return True
 
 
@@ -426,8 +413,7 @@ class OpPacket:
                 bound.extend(fast._defaults[len(args):])
                 if fast._list_defaults:
                     bound = [list(a) if type(a) is list else a for a in bound]
-                # (dispatch and run_kernel inlined for the common eager case: two calls saved)
-                result = fast.kernel(*bound) if _kernel_only(fast, args) else dispatch(fast, bound)
+                result = dispatch(fast, bound)
                 return result if fast.return_type is None else fast.return_type(*result)
         elif "out" in kwargs and kwargs["out"] is None:
             # torch's parser: out=None is the functional call

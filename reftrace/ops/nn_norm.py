@@ -124,7 +124,7 @@ def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
     if len(xs) < k or xs[len(xs) - k:] != shape:
         raise RuntimeError(f"Given normalized_shape={sizes(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size{sizes(xs)}")
-    a = input._array.astype(np.float64)
+    a = input._array.astype(np.float64, order="C")  # (a strided input: one copy, row-major)
     count = math.prod(shape)
     if count == 0:  # empty rows: np.mean's NaN (and its warning), as before
         axes = tuple(range(a.ndim - k, a.ndim))
