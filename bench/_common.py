@@ -1,5 +1,14 @@
-"""What the benchmarks share: the op chain they trace and the timing loop."""
+"""What the benchmarks share: the op chain they trace and the timing loop.
+
+BENCH_CPU_TIME=1 times with the process's CPU time instead of the wall clock: on a machine shared
+with other jobs, waiting for a core then costs nothing (the single-threaded calls compared here
+use one core either way; torch must then run with one thread, as these benchmarks set it).
+"""
+import os
+import time
 import timeit
+
+TIMER = time.process_time if os.environ.get("BENCH_CPU_TIME") == "1" else time.perf_counter
 
 
 def chain(n):
@@ -26,7 +35,7 @@ def per_call(fns, repeat, min_time):
     The libraries take turns within each round, so a noisy moment on a shared machine slows
     all of them alike instead of skewing one ratio.
     """
-    timers = {name: timeit.Timer(fn) for name, fn in fns.items()}
+    timers = {name: timeit.Timer(fn, timer=TIMER) for name, fn in fns.items()}
     numbers = {name: loop_count(t, min_time) for name, t in timers.items()}
     best = dict.fromkeys(timers, float("inf"))
     for _ in range(repeat):
@@ -37,10 +46,9 @@ def per_call(fns, repeat, min_time):
 
 def best(fn, repeat=5):
     """Seconds of the fastest of ``repeat`` single calls (for calls long enough to time alone)."""
-    import time
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = TIMER()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(TIMER() - t0)
     return min(times)

@@ -19,14 +19,13 @@ each round so that a noisy moment on a shared machine slows all of them alike.
 import argparse
 import os
 import sys
-import time
 import warnings
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import reftrace  # noqa: E402
-from _common import chain, per_call  # noqa: E402
+from _common import TIMER, chain, per_call  # noqa: E402
 
 try:
     import torch
@@ -83,9 +82,9 @@ def large_chain(n, repeat):
     best = dict.fromkeys(fns, float("inf"))
     for _ in range(10 * repeat):
         for k, f in fns.items():
-            t0 = time.perf_counter()
+            t0 = TIMER()
             f()
-            best[k] = min(best[k], time.perf_counter() - t0)
+            best[k] = min(best[k], TIMER() - t0)
     t = best
     print(f"{'numpy':>8} {'codegen':>8} {'interp':>8} {'eager':>8}   {'cg/numpy':>8} {'int/numpy':>9} "
           f"{'eager/numpy':>11}  bit-identical to numpy")

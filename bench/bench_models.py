@@ -25,7 +25,6 @@ import argparse
 import math
 import os
 import sys
-import time
 import warnings
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -33,7 +32,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 import reftrace  # noqa: E402
-from _common import per_call  # noqa: E402
+from _common import TIMER, per_call  # noqa: E402
 
 try:
     import torch
@@ -127,7 +126,7 @@ class KernelTimers:
         self.depth = 0
 
     def wrap(self, ov):
-        kernel, totals, clock = ov.kernel, self.totals, time.perf_counter
+        kernel, totals, clock = ov.kernel, self.totals, TIMER
         entry = totals.setdefault(ov.qualified, [0, 0.0])
 
         def timed(*args):
@@ -167,10 +166,10 @@ def profile(name, rounds, use_cprofile):
             call()
         for v in timers.totals.values():
             v[:] = [0, 0.0]
-        t0 = time.perf_counter()
+        t0 = TIMER()
         for _ in range(rounds):
             call()
-        total = (time.perf_counter() - t0) / rounds
+        total = (TIMER() - t0) / rounds
         rows = sorted(((v[1] / rounds, v[0] // rounds, k) for k, v in timers.totals.items() if v[0]),
                       reverse=True)
     in_kernels = sum(r[0] for r in rows)

@@ -72,6 +72,19 @@ def contiguous_strides(shape):
     return tuple(strides)
 
 
+_ARRAY_STRIDES = {}  # array shape -> contiguous_strides(shape): a model's shapes repeat every call
+
+
+def _array_strides(shape):
+    """contiguous_strides of an array's shape (a tuple of ints), remembered."""
+    s = _ARRAY_STRIDES.get(shape)
+    if s is None:
+        if len(_ARRAY_STRIDES) > 4096:
+            _ARRAY_STRIDES.clear()
+        s = _ARRAY_STRIDES[shape] = contiguous_strides(shape)
+    return s
+
+
 def xp_of(t):
     """The array namespace (numpy or cupy) a tensor's data lives in."""
     return np if t.device.type == "cpu" else get_backend(t.device.type).xp
@@ -151,7 +164,7 @@ class Tensor(_TensorMethods):
     def stride(self, dim: int) -> int: ...
 
     def stride(self, dim=None):
-        s = self._stride if self._stride is not None else contiguous_strides(self._array.shape)
+        s = self._stride if self._stride is not None else _array_strides(self._array.shape)
         return s if dim is None else s[_wrap_dim(dim, len(s))]
 
     def is_contiguous(self, memory_format: Optional[_Enum] = None) -> bool:
@@ -755,7 +768,7 @@ def _strided(array, dtype, device, stride):
     """A tensor owning a fresh array whose torch strides are ``stride`` (layout-preserving results)."""
     stride = tuple(stride)
     return _init(_new(Tensor), array, dtype, device,
-                 None if stride == contiguous_strides(array.shape) else stride)
+                 None if stride == _array_strides(array.shape) else stride)
 
 
 def _view_of(base, array, stride, dtype=None):
@@ -764,7 +777,7 @@ def _view_of(base, array, stride, dtype=None):
     root = base._base if base._base is not None else base
     stride = tuple(stride)
     _init(t, array, dtype or base.dtype, base.device,
-          None if stride == contiguous_strides(array.shape) else stride, root)
+          None if stride == _array_strides(array.shape) else stride, root)
     t._vc = root._vc  # views share their base's version counter
     if base._mbits:  # a view of a conjugate (negative) view reads conjugated (negated) too
         t.__dict__["_mbits"] = base._mbits

@@ -250,8 +250,7 @@ def fn(x, y):
     _3 = aten_mul_Tensor(x, c0)
     z = aten_add_Tensor(_3, y, 1);  del _3, y
     _7 = size_of(x, 0);  del x
-    _8 = num_to_tensor(_7);  del _7
-    _9 = int(_8._to_number());  del _8
+    _9 = int(_7);  del _7
     _11 = [_9, -1];  del _9
     _12 = aten_view(z, _11);  del _11
     _17 = aten_to_dtype(_12, torch_float64, False, False, None);  del _12

@@ -78,6 +78,7 @@ class CompiledGraph:
         self._fast, self._grad = fast[fn_name], grad[fn_name]
         self._inputs = [(v.type_, v.debugName()) for v in graph.param.outputs_]
         self._inputs_ok = _input_predicate(self._inputs)
+        self._n_inputs = len(self._inputs)
         self._constants = tuple(v for v in namespace.values() if isinstance(v, Tensor))
 
     def __call__(self, *args):
@@ -89,8 +90,10 @@ class CompiledGraph:
     def run_nested_fast(self, *args):
         """A call from a caller whose reachable tensors need no grad: only this graph's own
         constants are new here."""
-        self._check(args)
-        if (GRAD.enabled and any(c.requires_grad for c in self._constants)) or MATH_BITS_LIVE[0]:
+        if len(args) != self._n_inputs or not self._inputs_ok(*args):  # (_check, inlined)
+            self._check(args)
+        if (GRAD.enabled and self._constants and any(c.requires_grad for c in self._constants)) \
+                or MATH_BITS_LIVE[0]:
             return self._grad(*args)
         return self._fast(*args)
 
@@ -193,7 +196,11 @@ def _call_method(run):
     """call_method as a generated function's namespace binds it: ``run`` names the callee's
     method for the caller's mode (``run_nested_fast`` or ``run_nested_grad``)."""
     def call_method(name, module, *args):
-        return getattr(compiled(module._type.methods[name], name), run)(module, *args)
+        graph = module._type.methods[name]
+        c = graph.__dict__.get("_compiled")  # (compiled()'s cache, read without its call)
+        if c is None:
+            c = compiled(graph, name)
+        return getattr(c, run)(module, *args)
     return call_method
 
 
@@ -216,10 +223,16 @@ def get_attr(obj, name):
         plain = _NOT_ON_CLASS.get((cls, name))
         if plain is None:
             plain = _NOT_ON_CLASS[(cls, name)] = not hasattr(cls, name)
-        if plain:
-            for table in (d["_parameters"], d["_buffers"], d["_modules"]):
-                if name in table:
-                    return table[name]
+        if plain:  # (nn.Module.__getattr__'s order, without building a tuple of the tables)
+            table = d["_parameters"]
+            if name in table:
+                return table[name]
+            table = d["_buffers"]
+            if name in table:
+                return table[name]
+            table = d["_modules"]
+            if name in table:
+                return table[name]
     return getattr(obj, name)
 
 
@@ -236,6 +249,8 @@ _BUILTINS_USED = ("int", "float", "getattr")
 # every call, as the interpreter does, since each conversion makes a new device object.
 _FOLDED = ("ScalarType", "MemoryFormat", "Layout")
 _NOT_IDENT = re.compile(r"\W")
+# a number n read back from num_to_tensor(n) (a 0-dim tensor of n's own type): the same number
+_READ_BACK = {"aten::Int": "int({})", "aten::Float": "float({})", "aten::ScalarImplicit": "{}"}
 
 
 class _Namer:
@@ -307,9 +322,16 @@ def generate(graph, name):
         if n.kind_ != "prim::Constant":
             for o in n.outputs_:
                 expr[o] = namer(o.debugName())
+    # aten::Int (Float, ScalarImplicit) of a prim::NumToTensor reads back the number n the tensor
+    # was made from: ``int(n)`` is what ``int(num_to_tensor(n)._to_number())`` gives, without the
+    # tensor. Size arithmetic traces to many of these (one per use of ``x.size(0)``), and the
+    # NumToTensor whose every use is such a read is not run at all (it has no effect).
+    made_from = {n.outputs_[0]: n.inputs_[0] for n in nodes if n.kind_ == "prim::NumToTensor"}
+    inputs = {n: ([made_from[n.inputs_[0]]] if n.kind_ in _READ_BACK and n.inputs_[0] in made_from
+                  else n.inputs_) for n in nodes}
     last_use = {}
     for n in nodes:
-        for v in n.inputs_:
+        for v in inputs[n]:
             last_use[v] = n
     for v in graph.ret.inputs_:
         last_use[v] = graph.ret  # returned: never freed
@@ -319,12 +341,17 @@ def generate(graph, name):
     for n in nodes:
         if n.kind_ == "prim::Constant":
             continue
-        args = [expr[v] for v in n.inputs_]
-        rhs = _expression(n, args, op_names, global_for)
-        outs = [expr[o] for o in n.outputs_]
-        dead = [expr[v] for v in dict.fromkeys(n.inputs_) if last_use.get(v) is n and
-                v.node_.kind_ != "prim::Constant"]
+        args = [expr[v] for v in inputs[n]]
         unused = [expr[o] for o in n.outputs_ if o not in last_use]
+        if inputs[n] is not n.inputs_:
+            rhs = _READ_BACK[n.kind_].format(args[0])  # a NumToTensor's number (above)
+        elif n.kind_ == "prim::NumToTensor" and unused:
+            continue  # only read back as a number
+        else:
+            rhs = _expression(n, args, op_names, global_for)
+        outs = [expr[o] for o in n.outputs_]
+        dead = [expr[v] for v in dict.fromkeys(inputs[n]) if last_use.get(v) is n and
+                v.node_.kind_ != "prim::Constant"]
         if not outs or (len(outs) == 1 and unused):
             line = rhs  # a result nobody reads (an in-place op kept for its effect)
         elif len(outs) == 1 and n.kind_ not in ("prim::ListUnpack", "prim::TupleUnpack"):

@@ -178,4 +178,10 @@ def pointwise_result(array, dtype, device, inputs):
         # contiguous inputs (even broadcast ones) give a contiguous result; with size-0/1 dims,
         # equal strides leave the order to the sizes (TensorIterator's reorder_dimensions)
         return _fresh(array, dtype, device)
-    return wrap_strided(array, dtype, device, output_strides(shape, inputs))
+    strides = output_strides(shape, inputs)
+    if strides is not None and array.strides == tuple(s * array.itemsize for s in strides) \
+            and array.base is None and all(array is not t._array for t in inputs):
+        # NumPy's "K" order already laid the new result out as torch does (the usual case for
+        # inputs that share one permuted layout): no strided copy needed
+        return _strided(array, dtype, device, strides)
+    return wrap_strided(array, dtype, device, strides)

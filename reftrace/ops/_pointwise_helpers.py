@@ -6,7 +6,7 @@ the destination's array, so views see the change.
 """
 from .. import _dtype as D
 from .._promotion import check_inplace_cast, result_type
-from .._tensor import xp_of
+from .._tensor import _fresh, xp_of
 from ._iter import broadcast_shapes, pointwise_result
 
 
@@ -19,9 +19,25 @@ def as_np(t, dtype):
 def binary(a, b, fn, *, compute=None, out_dtype=None):
     """a (op) b with torch's promotion. ``compute``: override the computation dtype (e.g. true
     division of integers computes in the default float); ``out_dtype``: result dtype (comparisons)."""
-    if a._array.ndim and b._array.ndim and a._array.shape != b._array.shape:
-        broadcast_shapes(a._array.shape, b._array.shape)  # torch's error text, before dtype errors
-    common = result_type(a, b)
+    x, y = a._array, b._array
+    if a.dtype is b.dtype and compute is None and out_dtype is None and x.shape == y.shape \
+            and a._stride is None and b._stride is None and not a._wrapped and not b._wrapped \
+            and (x.ndim == 1 or (x.ndim > 1 and 0 not in x.shape and 1 not in x.shape)):
+        # the plain case, as the general path below computes it: one dtype (promotion has
+        # nothing to do), contiguous operands of one shape, so a contiguous result
+        # (pointwise_result's rule; not 0-d, where NumPy's ufuncs return scalars)
+        arr = fn(x, y)
+        if arr.dtype == a.dtype.np:
+            return _fresh(arr, a.dtype, a.device)
+        return pointwise_result(arr.astype(a.dtype.np), a.dtype, a.device, (a, b))
+    if x.ndim and y.ndim and x.shape != y.shape:
+        broadcast_shapes(x.shape, y.shape)  # torch's error text, before dtype errors
+    if b._wrapped and not a._wrapped and b.dtype.category <= a.dtype.category:
+        # (result_type's answer, without its general walk: a tensor and a wrapped number of no
+        # higher category, as in ``x * 1.5`` or a traced ``size // 2``, keep the tensor's dtype)
+        common = a.dtype
+    else:
+        common = result_type(a, b)
     cdt = compute(common) if compute is not None else common
     arr = fn(as_np(a, cdt), as_np(b, cdt))
     odt = out_dtype or cdt

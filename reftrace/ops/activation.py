@@ -179,6 +179,19 @@ def gelu(self, approximate):
         raise RuntimeError("approximate argument must be either none or tanh.")
 
     def fn(x):
+        if approximate == "tanh" and x.ndim:
+            # the expression below step by step, in place (the same operations in the same order,
+            # so the same roundings, without a temporary array per step)
+            t = 0.044715 * x
+            t *= x
+            t *= x
+            t += x
+            t *= _SQRT_2_OVER_PI
+            np.tanh(t, out=t)
+            t += 1
+            out = 0.5 * x
+            out *= t
+            return out
         if approximate == "tanh":
             return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
         # torch's formula (not erfc's): 1 + erf(...) underflows to 0 for very negative x there too
@@ -276,22 +289,25 @@ def _erf(x):
         return _erf(np.reshape(x, 1)).reshape(())
     coefs = _erf_coefficients()
     ax = np.abs(x)
-    scaled = np.fmin(ax, _ERF_END) * (_ERF_SEGMENTS / _ERF_END)  # (fmin: NaN -> the end)
-    seg = scaled.astype(np.intp)
+    s = np.fmin(ax, _ERF_END)  # (fmin: NaN -> the end)
+    s *= _ERF_SEGMENTS / _ERF_END
+    seg = s.astype(np.intp)
     np.minimum(seg, _ERF_SEGMENTS - 1, out=seg)
-    s = scaled - seg
+    s -= seg  # the position in the segment, mapped to [-1, 1] (in place: no temporaries)
     s *= 2
     s -= 1
-    r = coefs[0].take(seg)
+    # (mode="clip": seg is in range already; NumPy's default mode buffers and checks every index)
+    r = coefs[0].take(seg, mode="clip")
+    c = np.empty_like(r)
     for k in range(1, _ERF_DEGREE + 1):
         r *= s
-        r += coefs[k].take(seg)
+        r += coefs[k].take(seg, out=c, mode="clip")
     small = seg < _ERF_SMALL
     r *= np.where(small, ax, -1.0)  # x * g(x), or -erfc(x) ...
     r += ~small                     # ... + 1
     r[ax >= _ERF_END] = 1.0
     r[np.isnan(x)] = np.nan
-    return np.copysign(r, x)
+    return np.copysign(r, x, out=r)
 
 
 # -- softmax --------------------------------------------------------------------------------------

@@ -300,7 +300,8 @@ def _matmul_composite(self, other):
 
 
 def _fold_rows(a):
-    """A C-contiguous (..., k) array as (rows, k) (explicit sizes: k may be 0)."""
+    """A (..., k) array as (rows, k) (explicit sizes: k may be 0): a view when it is
+    C-contiguous, else NumPy's row-major copy (torch's reshape)."""
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
@@ -389,9 +390,12 @@ def linear(input, weight, bias):
     a, wa = input._array, weight._array
     if bias is not None and wa.ndim == 2 and bias._array.ndim == 1 \
             and input.dtype is weight.dtype is bias.dtype and input.dtype is not D.bool \
-            and (a.ndim == 2 or (a.ndim == 3 and input.is_contiguous())) \
+            and (a.ndim == 2 or a.ndim == 3) \
             and a.shape[-1] == wa.shape[1] and bias._array.shape[0] == wa.shape[0]:
-        # the addmm below with its checks known to pass: one GEMM over the rows, bias added
+        # the addmm below with its checks known to pass: one GEMM over the rows, bias added.
+        # A non-contiguous 3-d input takes torch's matmul path instead (its rows copied into a
+        # contiguous matrix, one mm, then the bias added in place): the same arithmetic, and
+        # NumPy's reshape makes the same row-major copy
         res = xp_of(input).matmul(_fold_rows(a), wa.T)
         res += bias._array
         return _fresh(res.reshape(a.shape[:-1] + wa.shape[:1]), input.dtype, input.device)

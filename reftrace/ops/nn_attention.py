@@ -123,7 +123,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
     scores = q @ xp.swapaxes(k, -1, -2)
     scores *= dt.type(factor)
     if is_causal:
-        scores = xp.where(xp.tril(xp.ones((L, S), dtype=bool)), scores, dt.type(-np.inf))
+        scores = xp.where(xp.tri(L, S, dtype=bool), scores, dt.type(-np.inf))  # (tril of ones)
     if attn_mask is not None:
         m = attn_mask._array
         if attn_mask.dtype is D.bool:

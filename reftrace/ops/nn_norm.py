@@ -138,23 +138,38 @@ def layer_norm_stats(input, normalized_shape, weight, bias, eps):
     if k < 1:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing "
                            f"at least one element, but got normalized_shape = {sizes(shape)}")
-    for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None and t.shape_tuple != shape:
-            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
-                               f"{name} of shape {sizes(t.shape_tuple)} and normalized_shape = {sizes(shape)}")
-    xs = input.shape_tuple
+    if (weight is not None and weight._array.shape != shape) or \
+            (bias is not None and bias._array.shape != shape):
+        for name, t in (("weight", weight), ("bias", bias)):
+            if t is not None and t.shape_tuple != shape:
+                raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
+                                   f"{name} of shape {sizes(t.shape_tuple)} and normalized_shape = "
+                                   f"{sizes(shape)}")
+    xs = input._array.shape
     if len(xs) < k or xs[len(xs) - k:] != shape:
         raise RuntimeError(f"Given normalized_shape={sizes(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size{sizes(xs)}")
-    a = input._array.astype(np.float64)
-    axes = tuple(range(a.ndim - k, a.ndim))
+    a = input._array.astype(np.float64, order="C")  # (a strided input: one copy, row-major)
     count = math.prod(shape)
-    mean = _mean(a, axes, count)
-    centered = a - mean
-    var = _mean(np.square(centered), axes, count)               # (np.var's own steps, once)
-    rstd = 1 / np.sqrt(var + eps)
+    axes = tuple(range(a.ndim - k, a.ndim))
+    if count == 0:  # empty rows: np.mean's NaN (and its warning)
+        mean = _mean(a, axes, count)
+        centered = a - mean
+        var = _mean(np.square(centered), axes, count)
+    else:
+        # the same arithmetic as _mean (a sum, then divided by the count), written in place: on
+        # a model's small rows the NumPy calls and their temporaries are the cost
+        red = -1 if k == 1 else axes
+        mean = np.add.reduce(a, axis=red, keepdims=True)
+        mean /= count
+        centered = a - mean
+        var = np.add.reduce(np.square(centered), axis=red, keepdims=True)  # (np.var's steps)
+        var /= count
     if input.dtype is D.float16:
         return _layer_norm_half(input, a, mean, var, eps, weight, bias)
+    rstd = var + eps
+    np.sqrt(rstd, out=rstd)
+    np.divide(1, rstd, out=rstd)
     centered *= rstd                                            # (x - mean) * rstd, as ATen
     if weight is not None:
         centered *= weight._array

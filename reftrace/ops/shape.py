@@ -14,7 +14,8 @@ import sys
 import numpy as np
 
 from .._device import MEMORY_FORMATS
-from .._tensor import (_fresh, _strided, _view_of, _wrap_dim, contiguous_strides, xp_of)
+from .._tensor import (_array_strides, _fresh, _strided, _view_of, _wrap_dim, contiguous_strides,
+                       xp_of)
 from ._iter import (channels_last_strides, empty_strided_array, is_non_overlapping_and_dense,
                     output_strides, preserve_strides)
 from ._registry import composite, derivatives, op
@@ -112,9 +113,19 @@ def _viewed(self, shape):
     a = self._array
     shape = _infer_size(shape, a.size)
     if self._stride is None:  # contiguous: NumPy reshapes it without a copy
-        return shape, _view_of(self, a.reshape(shape), contiguous_strides(shape))
+        return shape, _view_of(self, a.reshape(shape), _array_strides(shape))
     strides = _strides_for_view(a.shape, self._stride, shape)
-    return shape, (None if strides is None else _view(self, shape, strides))
+    if strides is None:
+        return shape, None
+    if type(a) is np.ndarray:
+        # torch's view exists, so NumPy's no-copy reshape does too (the same row-major reading of
+        # the same elements; NumPy may stride size-1 dimensions differently, which reads nothing);
+        # it is several times cheaper than rebuilding the array from its base in _restride
+        try:
+            return shape, _view_of(self, a.reshape(shape, copy=False), strides)
+        except ValueError:
+            pass
+    return shape, _view(self, shape, strides)
 
 
 _VIEW_STRIDES = {}  # (shape, strides, new shape) -> compute_stride's answer
