@@ -139,14 +139,6 @@ special_i1e = unary_special("special_i1e", _bessel_i(_I1E_A, _I1E_B, 1, True, (1
                             "i1e_backward(grad, self, result)", _F, False)
 
 
-# -- torch.special's modified Bessel functions (the full Cephes tables for every dtype) ------------
-
-special_modified_bessel_i0 = op("special_modified_bessel_i0(Tensor self) -> Tensor", variants=_F,
-                                differentiable=False)(_float_kernel(_bessel_i(_I0E_A, _I0E_B, 0, False)))
-special_modified_bessel_i1 = op("special_modified_bessel_i1(Tensor self) -> Tensor", variants=_F,
-                                differentiable=False)(_float_kernel(_bessel_i(_I1E_A, _I1E_B, 1, False)))
-
-
 # -- gamma family: lgamma, digamma, polygamma, mvlgamma, zeta ----------------------------------------
 
 _LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
