@@ -64,7 +64,6 @@ FIRST_ORDER_ONLY = {
 # Known gaps: these run and are expected to fail until implemented (keyed by test id: the
 # OpInfo name, with its variant_test_name after a dot where the gap is one variant's)
 KNOWN_GAPS = {
-    "norm.nuc": "reftrace has no nuclear norm (p='nuc')",
     "chalf": "reftrace has no complex32 (NumPy has no complex32 dtype)",
     "polar": "second-order gradient of angle differs from torch's (first order matches)",
     "scatter_reduce": "torch's scatter_reduce_backward is not ported",

@@ -183,3 +183,16 @@ def test_convolution_of_an_empty_input(kind, inp, w, kwargs):
         except RuntimeError as e:
             res.append(str(e))
     assert res[0] == res[1]
+
+
+def test_norm_nuc_is_matrix_norm():
+    """torch.norm(p='nuc') calls linalg.matrix_norm (torch/functional.py): values and graph."""
+    x = np.arange(24.0).reshape(2, 3, 4) / 7
+    for kw in ({"p": "nuc", "dim": (0, 1)}, {"p": "nuc", "dim": [1, 2], "keepdim": True}):
+        t = torch.norm(torch.from_numpy(x), **kw)
+        r = reftrace.norm(reftrace.from_numpy(x), **kw)
+        np.testing.assert_allclose(r.numpy(), t.numpy(), rtol=1e-12)
+        assert (tuple(r.shape), r.stride()) == (tuple(t.shape), t.stride())
+    graphs = [L.jit.trace(lambda v, L=L: L.norm(v, p="nuc", dim=(1, 2)), L.ones(2, 3, 4)).graph.str(False)
+              for L in (torch, reftrace)]
+    assert graphs[0] == graphs[1]

@@ -513,8 +513,8 @@ def norm(input: Tensor, p: Union[float, str, None] = "fro",
          dim: Union[int, Sequence[int], None] = None, keepdim: bool = False,
          out: Optional[Tensor] = None, dtype: Optional[D.dtype] = None) -> Tensor:
     """torch.norm (torch/functional.py), which Tensor.norm calls: a Python function, so a trace
-    records what it calls, ``aten::linalg_vector_norm``. Matrix norms ('nuc', 'fro' over more
-    than two dims) are not implemented."""
+    records what it calls: ``aten::linalg_vector_norm``, or ``aten::linalg_matrix_norm`` for
+    'nuc' (and for 'fro' over more than two dims, where matrix_norm raises torch's error)."""
     if out is not None:
         raise NotImplementedError("reftrace: norm(out=...) is not supported")
     _dim = [dim] if type(dim) is int else dim
@@ -522,7 +522,9 @@ def norm(input: Tensor, p: Union[float, str, None] = "fro",
         if p == "fro" and (dim is None or type(dim) is int or len(dim) <= 2):
             p = 2
         else:
-            raise NotImplementedError(f"reftrace: matrix norm p={p!r} is not implemented")
+            if _dim is None:
+                _dim = list(range(input.dim()))
+            return get_packet("linalg_matrix_norm")(input, p, _dim, keepdim, dtype=dtype)
     return get_packet("linalg_vector_norm")(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype)
 
 
