@@ -73,7 +73,6 @@ KNOWN_GAPS = {
     "as_strided_scatter": "torch's as_strided_scatter_backward is not ported",
     "nn.functional.bilinear": "torch decomposes bilinear into _trilinear; not ported",
     "linalg.eig": 'complex eigenvectors: linalg_eig_backward needs complex conj/mH views, which reftrace has not',
-    "linalg.eigvals": 'complex eigenvectors: linalg_eig_backward needs complex conj/mH views, which reftrace has not',
     "linalg.eigh": "forward: reftrace's eigenvector signs differ from LAPACK's syevd (the gradient formula is ported)",
     "linalg.lstsq.grad_oriented": "op_db's wrapper returns 2 of the 4 outputs; reftrace's binding returns all 4",
     "nn.functional.linear_cross_entropy.chunked": "torch's chunked custom op (its own autograd "
