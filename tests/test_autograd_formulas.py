@@ -27,7 +27,6 @@ def _read_names(tree):
 # NotImplementedError naming the missing op; this list may only shrink.
 WAITING = frozenset("""
     grid_sampler_2d_backward grid_sampler_3d_backward
-    fft_r2c_backward fft_c2r_backward
     linalg_lu_backward lu_factor_ex_backward linalg_lu_solve_LU
     lu_unpack_backward ormqr_backward
     _segment_reduce_backward

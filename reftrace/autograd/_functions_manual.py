@@ -60,7 +60,11 @@ def scale_grad_by_count(grad, mask, dims):
 # -- arithmetic ---------------------------------------------------------------------------------------
 
 def mul_tensor_backward(grad, other, self_st):
-    out = grad * other.conj()
+    if isinstance(other, _rt.Tensor):
+        out = grad * other.conj()
+    else:  # torch's Scalar instance of the template: `grad * other.conj()` is mul.Scalar in C++
+        from ..ops import OVERLOADS
+        out = OVERLOADS["aten::mul.Scalar"](grad, _conj(other))
     return handle_r_to_c(self_st, out)
 
 
@@ -517,14 +521,82 @@ def select_backward_symint(grad, input_sizes, dim, index):
     return _rt.ops.get_packet("select_backward")(grad, list(input_sizes), dim, index)
 
 
+def _maybe_overlapping_memory(sizes, strides):
+    """True unless the strides, taken from the smallest, each step past everything the smaller
+    ones reach (torch's NOTE [ Detecting Memory Overlap Within A Strided Tensor ])."""
+    max_index_in_slice = 0
+    for i in sorted(range(len(sizes)), key=lambda i: strides[i]):   # std::sort by stride
+        if strides[i] <= max_index_in_slice:
+            return True
+        max_index_in_slice += strides[i] * (sizes[i] - 1)
+    return False
+
+
+def _min_storage_size(sizes, strides, storage_offset):
+    storage_size = storage_offset + 1
+    for size_i, stride_i in zip(sizes, strides):
+        if size_i == 0:
+            return storage_offset
+        storage_size += (size_i - 1) * stride_i
+    return storage_size
+
+
 def as_strided_backward(grad, input_geometry, sizes, strides, storage_offset):
-    """as_strided's gradient, for the common case of a non-overlapping view of a dense input."""
-    shape, stride, offset = input_geometry
-    flat = _rt.zeros(list(shape), dtype=grad.dtype, device=grad.device)
-    view = flat.as_strided(list(sizes), list(strides),
-                           storage_offset if storage_offset is not None else offset)
-    view.copy_(grad)
-    return flat
+    """as_strided's gradient: scatter the gradient into a zero storage through the output's
+    geometry (index_add_ where output elements share memory, e.g. stft's overlapping frames),
+    divide by how often the input's geometry sees each element when it overlaps itself, and read
+    the input's geometry back."""
+    inp_sizes, inp_strides, inp_offset = input_geometry
+    if storage_offset is None:
+        storage_offset = inp_offset
+    # output geometry: size-0 dims give zeros, size-1 dims are dropped, expanded dims summed
+    out_sizes_, out_strides_ = [], []
+    for i in range(grad.dim() - 1, -1, -1):
+        size_i, stride_i = sizes[i], strides[i]
+        if size_i == 0:
+            return _rt.zeros(list(inp_sizes), dtype=grad.dtype, device=grad.device)
+        if size_i == 1:
+            grad = grad.squeeze(i)
+        elif stride_i == 0:
+            grad = grad.sum(i, False)
+        else:
+            out_sizes_.insert(0, size_i)
+            out_strides_.insert(0, stride_i)
+    out_maybe_overlap = _maybe_overlapping_memory(out_sizes_, out_strides_)
+    inp_sizes_, inp_strides_ = [], []
+    for i in range(len(inp_sizes) - 1, -1, -1):
+        if inp_sizes[i] == 0:
+            return _rt.zeros(list(inp_sizes), dtype=grad.dtype, device=grad.device)
+        if inp_sizes[i] != 1:
+            inp_sizes_.insert(0, inp_sizes[i])
+            inp_strides_.insert(0, inp_strides[i])
+    inp_maybe_overlap = _maybe_overlapping_memory(inp_sizes_, inp_strides_)
+    # (1) the underlying storage, as flattened zeros
+    shared_offset = min(inp_offset, storage_offset)
+    inp_effective_offset = inp_offset - shared_offset
+    out_effective_offset = storage_offset - shared_offset
+    base_size = max(_min_storage_size(inp_sizes_, inp_strides_, inp_effective_offset),
+                    _min_storage_size(out_sizes_, out_strides_, out_effective_offset))
+    storage = grad.new_zeros([base_size])
+    flatten_full_indices = None
+    if inp_maybe_overlap or out_maybe_overlap:
+        flatten_full_indices = _rt.arange(0, base_size, dtype=_rt.int64, device=grad.device)
+    # (2) scatter the gradient through the output geometry
+    if out_maybe_overlap:
+        out_indices = flatten_full_indices.as_strided(out_sizes_, out_strides_, out_effective_offset)
+        storage.index_add_(0, out_indices.reshape(-1), grad.reshape(-1))
+    else:
+        storage.as_strided(out_sizes_, out_strides_, out_effective_offset).copy_(grad)
+    # (3) an element the input sees k times gets 1/k of the gradient at each place
+    if inp_maybe_overlap:
+        count = _rt.zeros_like(storage)
+        inp_indices = flatten_full_indices.as_strided(inp_sizes_, inp_strides_,
+                                                      inp_effective_offset).reshape(-1)
+        count.index_add_(0, inp_indices, _rt.ones([1], dtype=grad.dtype, device=grad.device)
+                         .expand_as(inp_indices))
+        storage.div_(count)   # nan outside the visible range, as torch
+    # (4) the input's geometry over that storage
+    return storage.as_strided(list(inp_sizes), list(inp_strides), inp_effective_offset)
 
 
 def infinitely_differentiable_gelu_backward(grad, self):
@@ -1766,3 +1838,34 @@ def infinitely_differentiable_native_group_norm_backward(dY, dmean, drstd, X, me
         if dX is not None:
             dX = dX.reshape(list(X.shape))
     return dX, dgamma, dbeta
+
+
+# -- FFT (FunctionsManual.cpp: fft_r2c_backward, fft_c2r_backward) ------------------------------
+
+def fft_r2c_backward(grad, dim, normalization, onesided, last_dim_size):
+    """_fft_r2c's gradient. A one-sided r2c is "view the real input as complex, c2c, keep the
+    first half", so its adjoint zero-fills the dropped half, runs the inverse c2c and keeps the
+    real part (the imaginary part is the gradient of the zero imaginary input)."""
+    c2c = _rt.ops.get_packet("_fft_c2c")
+    if not onesided:
+        return _rt.real(c2c(grad, list(dim), normalization, False))
+    last = _wrap_dim(dim[-1], grad.dim())
+    half = grad.shape[last]
+    full = grad
+    if last_dim_size - half > 0:
+        shape = list(grad.shape)
+        shape[last] = last_dim_size
+        full = grad.new_zeros(shape)
+        full.slice(last, 0, half).copy_(grad)   # CopySlices under create_graph, as in torch
+    return _rt.real(c2c(full, list(dim), normalization, False))
+
+
+def fft_c2r_backward(grad, dim, normalization):
+    """_fft_c2r's gradient. A c2r fills the missing half of its one-sided input by conjugate
+    symmetry; its adjoint is the one-sided r2c of the gradient, with the entries that also stand
+    for their mirrored partner (last-dim indices 1 .. n - (n // 2 + 1)) counted twice."""
+    gI = _rt.ops.get_packet("_fft_r2c")(grad, list(dim), normalization, True)
+    double_length = grad.shape[_wrap_dim(dim[-1], grad.dim())] - gI.shape[_wrap_dim(dim[-1], gI.dim())]
+    if double_length > 0:  # also covers a signal of size zero
+        gI.narrow(dim[-1], 1, double_length).mul_(2)
+    return gI
