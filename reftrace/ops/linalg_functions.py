@@ -487,10 +487,19 @@ def linalg_cond_str(self, p):
 
 
 def _cond_composite(self, p):
+    """torch's linalg_cond (LinearAlgebra.cpp), op for op: the recorded nodes are torch's
+    (SqueezeBackward1 over DivBackward0 for ord 2; NanToNumBackward0 over the norms' product)."""
+    if self.numel() == 0:  # NumPy leaves it undefined; torch returns zeros of the batch shape
+        return self.new_zeros(list(self.shape[:-2]), dtype=real_of(self.dtype))
     if p is None or p in (2, -2):
         s = _p("linalg_svdvals")(self)
-        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-    return _p("linalg_matrix_norm")(self, p) * _p("linalg_matrix_norm")(_p("linalg_inv")(self), p)
+        # singular values come sorted in descending order
+        s_max, s_min = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
+        return (s_min / s_max if p == -2 else s_max / s_min).squeeze(-1)
+    inverse, info = _p("linalg_inv_ex")(self)   # _linalg_cond_helper: a singular block's
+    inverse.masked_fill_(info.unsqueeze(-1).unsqueeze(-1) > 0, math.inf)   # inverse is inf
+    result = _p("linalg_matrix_norm")(self, p) * _p("linalg_matrix_norm")(inverse, p)
+    return result.nan_to_num_(math.inf, math.inf, -math.inf)   # 0 * inf is inf, as NumPy
 
 
 composite(linalg_cond)(_cond_composite)
