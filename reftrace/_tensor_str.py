@@ -11,7 +11,7 @@ The rules a reader meets in torch's output, all decided here as there:
   summarised to ``edgeitems`` (3) per side with ``...``.
 - suffixes: ``dtype=`` unless the dtype is the default float, the default complex, int64 or
   bool; ``size=`` for empty tensors that are not 1-d; ``device=`` off the cpu;
-  ``requires_grad=True``.
+  ``grad_fn=<MulBackward0>`` for a result of recorded ops, else ``requires_grad=True``.
 
 It works on the host NumPy array directly, never through the op table, so printing is never
 recorded by the tracer (torch's printer runs with tracing effectively invisible too).
@@ -226,6 +226,10 @@ def tensor_repr(t):
         if not has_default_dtype:
             suffixes.append(f"dtype={t.dtype}")
         body = _tensor_str(a, t.dtype, indent)
-    if t.requires_grad:
+    # a result of recorded ops shows its node (torch: type(grad_fn).__name__), a leaf its flag
+    grad_fn = t.grad_fn
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
+    elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
