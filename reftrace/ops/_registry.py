@@ -10,7 +10,7 @@ The kernel receives every schema argument, positionally, defaults filled in, in 
 registration order, and a Python number matches a ``Tensor`` parameter only for the ops torch
 lists in ``should_allow_numbers_as_tensors`` (there it becomes a 0-dim wrapped-number tensor).
 """
-from collections import namedtuple
+from .. import return_types
 
 from .. import _dtype as D
 from .._device import LAYOUTS, MEMORY_FORMATS, _Enum, device, as_device
@@ -235,6 +235,15 @@ def _default_value(arg):
     return v
 
 
+# torchgen's SKIP_PYTHON_BINDINGS_SIGNATURES (gen_python_functions.py): Scalar overloads that
+# duplicate a Tensor one. A Python number reaches the .Tensor overload as a wrapped 0-dim tensor;
+# only C++ composites (``t * 0.5``) call these. Their .Scalar_out twins have no Python binding
+# either (torchgen binds an out= overload only beside its functional one).
+SKIP_PYTHON_BINDINGS = frozenset(
+    f"aten::{n}.{o}" for n in ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")
+    for o in ("Scalar", "Scalar_out"))
+
+
 class OpOverload:
     """One schema (``aten::add.Tensor``) with its kernel and precomputed binder."""
 
@@ -247,6 +256,8 @@ class OpOverload:
         self.nondeterministic = nondeterministic
         self.variants = variants
         self.differentiable = differentiable
+        # Python's argument parser never binds it (C++ and TorchScript still reach it)
+        self.python_hidden = self.qualified in SKIP_PYTHON_BINDINGS
         # torch 2.13's derivatives.yaml entry for this schema (see ``derivatives`` below); None
         # until one is declared: the autograd engine reads it, nothing else does
         self.derivatives = None
@@ -287,7 +298,7 @@ class OpOverload:
         # or a tuple when there are several: cummax(x, 1, out=(values, indices)))
         self.out_names = tuple(a.name for a in args if a.is_write and a.kwarg_only)
         named = [r.name for r in schema.returns]
-        self.return_type = (namedtuple(base, named) if len(named) > 1 and all(named) else None)
+        self.return_type = (return_types.make(base, named) if len(named) > 1 and all(named) else None)
 
     def __repr__(self):
         return f"<OpOverload {self.qualified}>"
@@ -386,6 +397,7 @@ class OpPacket:
         self.name = name
         self.overloads = []
         self._fast = {}  # number of tensor arguments -> the overload they bind to (or None)
+        self.deprecated = None  # deprecated.yaml's signatures of this name (ops/_deprecated.py)
 
     def _tensor_overload(self, n):
         """The overload ``n`` positional tensors bind to without conversion: the first overload,
@@ -431,13 +443,19 @@ class OpPacket:
             # torch's parser: out=None is the functional call
             kwargs = {k: v for k, v in kwargs.items() if k != "out"}
         for ov in self.overloads:
+            if ov.python_hidden:
+                continue
             try:
                 bound = ov.bind(args, kwargs)
             except NoMatch:
                 continue
             result = dispatch(ov, bound)
             return result if ov.return_type is None else ov.return_type(*result)
-        raise TypeError(_invalid_arguments(self.name, self.overloads, args, kwargs))
+        error = TypeError(_invalid_arguments(self.name, self.overloads, args, kwargs))
+        if self.deprecated:   # tried last, as torch's parser lists them last
+            from ._deprecated import call
+            return call(self, args, kwargs, error)
+        raise error
 
 
 def _type_name(v):
@@ -452,7 +470,8 @@ def _invalid_arguments(name, overloads, args, kwargs):
     """torch's 'received an invalid combination of arguments' message (simplified)."""
     got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
     short = name.split("::")[1]
-    sigs = "\n".join(" * " + ov.schema.text.split("(", 1)[1].rsplit(") ->", 1)[0].join("()") for ov in overloads)
+    sigs = "\n".join(" * " + ov.schema.text.split("(", 1)[1].rsplit(") ->", 1)[0].join("()")
+                     for ov in overloads if not ov.python_hidden)
     return f"{short}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}"
 
 
