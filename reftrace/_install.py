@@ -5,6 +5,7 @@ Functions and methods are generated from each op's ``variants`` (as native_funct
 reftrace defines by hand (Python-level functions, like torch's own Python wrappers) win.
 """
 from . import ops
+from .ops._deprecated import method_wrapper
 from ._tensor import Tensor
 
 
@@ -47,5 +48,8 @@ def install(namespace):
             namespace[short] = packet
             FUNCTIONS.append(name)
         if "method" in variants and short not in Tensor.__dict__:
-            setattr(Tensor, short, _method(packet))
+            method = _method(packet)
+            if packet.deprecated:  # x.add_(alpha, other): binds with self left out
+                method = method_wrapper(packet, method)
+            setattr(Tensor, short, method)
             METHODS.append(name)

@@ -112,10 +112,11 @@ def _key(args):
 def signatures(packet, method, extra_kwargs=()):
     """The parameter lists (strings after ``self``/before the return) of a packet's overloads,
     function or method style, in registration order, duplicates dropped."""
+    visible = [ov for ov in packet.overloads if not ov.python_hidden]   # (add.Scalar: C++ only)
     if method:
-        overloads = [ov for ov in packet.overloads if "method" in ov.variants]
+        overloads = [ov for ov in visible if "method" in ov.variants]
     else:  # (an op of torch.nn/linalg/special/fft's namespaces has no variants in reftrace)
-        overloads = [ov for ov in packet.overloads
+        overloads = [ov for ov in visible
                      if "function" in ov.variants or not ov.variants or ov.schema.is_out]
     functional = {}
     for ov in overloads:

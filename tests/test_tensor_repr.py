@@ -55,6 +55,27 @@ def test_repr_requires_grad_and_factories():
     check(lambda m: repr(m.full((2, 50), 1.5, requires_grad=True)))  # suffix wraps to a new line
 
 
+def test_repr_of_a_recorded_result_names_its_node():
+    # torch shows grad_fn=<Node> instead of requires_grad=True for a non-leaf
+    def body(m):
+        x = m.tensor([0.3, -1.2], requires_grad=True)
+        out = [x * 2, x[0], x.view(2, 1), m.special.ndtr(x), (x * 2).detach(), x.sum() + 1]
+        y = m.full((2, 40), 1.5, requires_grad=True) * 2   # the suffix wraps to a new line
+        return "\n".join(repr(t) for t in out + [y])
+    check(body)
+
+
+def test_repr_of_return_types_is_structseqs():
+    # torch.return_types.* are PyStructSequences: "torch.return_types.max(\nvalues=...,\n...)"
+    def body(m):
+        x = m.tensor([[1.0, 5.0], [3.0, 2.0]])
+        out = [x.max(0), m.sort(x, 1), m.linalg.slogdet(x), m.aminmax(x), x.mode(1)]
+        r = out[0]
+        return ("\n".join(repr(t) + "|" + str(t) for t in out),
+                type(r).__name__, r.n_fields, tuple(r), r.values is r[0], type(r) is type(x.max(1)))
+    check(body)
+
+
 def test_repr_default_dtype_follows_set_default_dtype():
     def body(m):
         old = m.get_default_dtype()

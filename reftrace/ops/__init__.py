@@ -15,5 +15,8 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
 # after every family: each out= overload pairs with a functional kernel registered above
 from ._out import register_all as _register_out  # noqa: E402
 _register_out()
+# then the deprecated Python signatures, which call the regular overloads
+from ._deprecated import install as _install_deprecated  # noqa: E402
+_install_deprecated()
 
 __all__ = ["OVERLOADS", "PACKETS", "aten", "get_packet", "op"]

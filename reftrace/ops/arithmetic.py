@@ -338,6 +338,16 @@ derivatives(mul, _MUL)
 mul_ = derivatives(op("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
                       variants=("method",))(inplace(mul.kernel)), _MUL)
 
+# The Scalar overloads that torch's C++ composites reach: `t * 0.5` and `1 + t` in C++ call
+# mul.Scalar / add.Scalar, whose nodes are MulBackward1 / AddBackward1. Python never binds them
+# (torchgen skips a .Scalar overload that duplicates a .Tensor one), hence no variants.
+mul_scalar = derivatives(op("mul.Scalar(Tensor self, Scalar other) -> Tensor", variants=())(
+    lambda self, other: mul.kernel(self, _wrap(other, self))),
+    {"self": "mul_tensor_backward(grad, other, self.dtype)"})
+add_scalar = derivatives(op("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+                            variants=())(lambda self, other, alpha: add.kernel(self, _wrap(other, self), alpha)),
+    {"self": "handle_r_to_c(self.dtype, grad)"})
+
 
 # -- division -------------------------------------------------------------------------------------
 

@@ -337,4 +337,10 @@ def special_ndtr(self):
     return pointwise_result(((1 + e) * dt.np.type(0.5)).astype(dt.np), dt, self.device, (self,))
 
 
-composite(special_ndtr)(lambda self: (1 + (self * math.sqrt(0.5)).erf()) * 0.5)
+@composite(special_ndtr)
+def _ndtr_composite(self):
+    # torch's C++: `(1 + at::erf(self * M_SQRT1_2)) * 0.5`; a C++ double operand picks the Scalar
+    # overloads (mul.Scalar, add.Scalar: MulBackward1 / AddBackward1 nodes), not mul.Tensor
+    from . import OVERLOADS
+    mul, add = OVERLOADS["aten::mul.Scalar"], OVERLOADS["aten::add.Scalar"]
+    return mul(add(mul(self, math.sqrt(0.5)).erf(), 1), 0.5)
