@@ -306,6 +306,7 @@ def linalg_ldl_solve(LD, pivots, B, hermitian):
     x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), copy=True)
     if ld.size and piv.size:
         _check_kernel_dtype("ldl_solve_kernel_cpu", LD)
+    if ld.size and piv.size and x.size:
         n = ld.shape[-1]
         ld = np.broadcast_to(ld, batch + ld.shape[-2:]).reshape((-1, n, n))
         piv = np.broadcast_to(piv, batch + piv.shape[-1:]).reshape((-1, n))
