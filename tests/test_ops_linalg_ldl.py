@@ -54,6 +54,14 @@ def test_ldl_factor_info_and_check_errors():
     check(lambda m, x: m.linalg.ldl_factor(x.T, hermitian=True), np.array([[1., 2.], [3., 4.]]))
 
 
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_ldl_factor_nan_and_inf_diagonal_real(hermitian):
+    """MKL's real sytrf pivots a NaN diagonal like any value (no DISNAN test); 1 / inf is 0."""
+    for a in ([[np.nan, 0.], [1., 2.]], [[1., 0.], [np.nan, 2.]], [[1., 0.], [2., np.nan]],
+              [[np.inf, 0.], [1., 2.]], [[1., 0.], [np.inf, 1.]]):
+        check(lambda m, x: m.linalg.ldl_factor_ex(x, hermitian=hermitian), np.array(a))
+
+
 def test_ldl_factor_strided_input_and_out():
     a = sample((4, 4), "float64", seed=3)
     check(lambda m, x: m.linalg.ldl_factor(x.t()), a)

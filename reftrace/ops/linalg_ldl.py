@@ -6,7 +6,13 @@ input), always with ``uplo='L'``, and solves with ``?sytrs`` / ``?hetrs``. NumPy
 them, so the unblocked algorithms (``?sytf2`` / ``?hetf2``: Bunch-Kaufman diagonal pivoting,
 alpha = (1 + sqrt(17)) / 8; ``?sytrf`` runs exactly this for n <= its block size 64) are written
 out below step by step in the input's precision: the pivots (LAPACK's 1-based convention, a
-negative pair for a 2x2 block) are then LAPACK's, and the values agree to rounding.
+negative pair for a 2x2 block) are then LAPACK's, and the values agree to rounding (bit for bit
+in float64 on the random matrices tried, up to n = 65; beyond, MKL's blocked ?lasyf rounds
+differently, which can flip a pivot choice at a near tie).
+
+NaN input is where MKL and the reference algorithm part: a NaN diagonal of a real matrix is
+matched (``_zero_or_nan_column``); a NaN elsewhere follows the reference i?amax, which skips it,
+whereas MKL's may not, so pivots can differ there.
 
 None of the three has a derivatives.yaml entry: their floating results require grad and
 backward raises (torch: "derivative for aten::linalg_ldl_factor_ex is not implemented").
@@ -51,6 +57,17 @@ def _abs1(x):
     return np.abs(x.real) + np.abs(x.imag) if np.iscomplexobj(x) else np.abs(x)
 
 
+def _zero_or_nan_column(absakk, colmax, is_complex):
+    """sytf2's test ``MAX(ABSAKK, COLMAX) .EQ. ZERO .OR. DISNAN(ABSAKK)``. torch's LAPACK (MKL)
+    runs it so for complex input; for real input it behaves as the test without DISNAN, with
+    MAX as x86's maxsd (a NaN operand yields the second one): a NaN diagonal then pivots as
+    any other value does (torch gives pivots [2, 2], info 2 for [[nan, 0], [1, 2]])."""
+    if is_complex:
+        return max(absakk, colmax) == 0 or np.isnan(absakk)
+    m = colmax if np.isnan(absakk) or np.isnan(colmax) else max(absakk, colmax)
+    return m == 0
+
+
 def _swap(a, i, j):
     """DSWAP of two equally long index expressions of ``a``."""
     t = a[i].copy()
@@ -76,8 +93,8 @@ def _sytf2_lower(a, herm):
             colmax = _abs1(a[imax, k])
         else:
             imax, colmax = k, real(0)
-        if max(absakk, colmax) == 0 or np.isnan(absakk):
-            # column k is zero or NaN: record it and go on without pivoting
+        if _zero_or_nan_column(absakk, colmax, np.iscomplexobj(a)):
+            # column k is zero (or NaN): record it and go on without pivoting
             info = info or k + 1
             kp = k
             if herm:
@@ -142,7 +159,7 @@ def _rank1(a, k, herm, one):
         r1 = one / a[k, k].real
         temp = -r1 * np.conj(x)
     else:
-        r1 = (one + 0 * a[k, k]) / a[k, k]  # CONE / A(K,K) in the matrix's type
+        r1 = a.dtype.type(1) / a[k, k]  # (CONE / A(K,K) for complex)
         temp = -r1 * x
     temp = np.where(x == 0, 0, temp).astype(a.dtype)  # (?syr skips a zero x(j))
     sub = a[k + 1:, k + 1:]
@@ -213,7 +230,7 @@ def _sytrs_lower(a, ipiv, b, herm):
             if kp != k:
                 _swap(b, k, kp)
             b[k + 1:] -= np.outer(a[k + 1:, k], b[k])
-            b[k] *= (one / a[k, k].real) if herm else (one + 0 * a[k, k]) / a[k, k]
+            b[k] *= (one / a[k, k].real) if herm else a.dtype.type(1) / a[k, k]
             k += 1
         else:
             kp = -ipiv[k] - 1
