@@ -71,3 +71,14 @@ def test_hash_tensor_traced_graph():
         return str(m.jit.trace(lambda x: m.hash_tensor(x, dim=[0], keepdim=True) == 0,
                                m.ones(3, 2)).graph)
     assert graph(reftrace).replace("reftrace", "torch") == graph(torch)
+
+
+@pytest.mark.parametrize("dt", ["uint64", "int64", "float32"])
+def test_hash_tensor_out(dt):
+    """hash_tensor.out refuses an out tensor that is not uint64 (its meta function's check)."""
+    def fn(m, x):
+        out = m.empty(0, dtype=getattr(m, dt))
+        r = m.hash_tensor(x, dim=1, out=out)
+        return r, out, r is out
+    check(fn, sample((3, 4), "float32"))
+    check(lambda m: m.hash_tensor(m.zeros(0), out=m.empty(0, dtype=getattr(m, dt))))

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _wrap_dim
+from ._out import resize_output
 from ._registry import op
 from .reduction import _axes, _result, not_implemented
 
@@ -49,3 +50,14 @@ def hash_tensor(self, dim, keepdim, mode):
         raise not_implemented("xor_sum_cpu", self.dtype)
     out = np.bitwise_xor.reduce(_bits(a, self.dtype), axis=axes, keepdims=keepdim)
     return _result(out, D.uint64, self.device)
+
+
+@op("hash_tensor.out(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0, Tensor(a!) out) "
+    "-> Tensor(a!)", differentiable=False)
+def hash_tensor_out(self, dim, keepdim, mode, out):
+    # written by hand: the meta function refuses an out tensor of any other dtype, first thing
+    # (a generated out= would cast into it)
+    if out.dtype is not D.uint64:
+        raise RuntimeError(f"Expected result to be of dtype uint64, but got {out.dtype.ir_name}")
+    resize_output(out, hash_tensor.kernel(self, dim, keepdim, mode))
+    return out
