@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from . import _dtype
 from ._dtype import ALIASES as _ALIASES
 from ._dtype import (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64,
-                     complex128, dtype, get_default_dtype, set_default_dtype)
+                     complex128, uint64, dtype, get_default_dtype, set_default_dtype)
 from ._promotion import promote_types, can_cast, result_type
 from ._device import (device, strided, contiguous_format, preserve_format, channels_last,
                       channels_last_3d)

@@ -1,4 +1,8 @@
-"""torch dtypes: the eleven scalar types reftrace supports, their aliases and the default dtype.
+"""torch dtypes: the eleven scalar types reftrace supports, their aliases and the default dtype;
+and uint64, one of torch's "barebones" unsigned types, which torch itself supports only in part
+(hash_tensor's result; promotion with anything but itself or a floating type is an error, most
+kernels are not compiled for it). It is kept out of ALL_DTYPES, which the op table and the
+promotion table range over.
 
 Each dtype knows the NumPy dtype that stores it, its ScalarType number (what the tracer records
 for a ``dtype=`` argument) and the name TorchScript types print (``Float(2, 3, ...)``).
@@ -20,7 +24,7 @@ class dtype:
         self.category = category
         self.is_floating_point = category == 2
         self.is_complex = category == 3
-        self.is_signed = name not in ("bool", "uint8")
+        self.is_signed = name not in ("bool", "uint8", "uint64")
         self.itemsize = self.np.itemsize
 
     def __repr__(self):
@@ -50,14 +54,17 @@ float64 = dtype("float64", np.float64, 7, "Double", 2)
 complex64 = dtype("complex64", np.complex64, 9, "ComplexFloat", 3)
 complex128 = dtype("complex128", np.complex128, 10, "ComplexDouble", 3)
 
+uint64 = dtype("uint64", np.uint64, 29, "UInt64", 1)
+
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
+BAREBONES_UNSIGNED = (uint64,)
 # torch's aliases are the same objects: torch.float is torch.float32
 ALIASES = {"half": float16, "float": float32, "double": float64, "short": int16, "int": int32,
            "long": int64, "cfloat": complex64, "cdouble": complex128}
 
-BY_SCALAR_TYPE = {d.scalar_type: d for d in ALL_DTYPES}
-BY_NUMPY = {d.np: d for d in ALL_DTYPES}
-BY_NAME = {d.name: d for d in ALL_DTYPES}
+BY_SCALAR_TYPE = {d.scalar_type: d for d in ALL_DTYPES + BAREBONES_UNSIGNED}
+BY_NUMPY = {d.np: d for d in ALL_DTYPES + BAREBONES_UNSIGNED}
+BY_NAME = {d.name: d for d in ALL_DTYPES + BAREBONES_UNSIGNED}
 BY_NAME.update(ALIASES)
 
 _default = [float32]

@@ -41,7 +41,22 @@ _TABLE = {(a, b): _promote_uncached(a, b) for a in D.ALL_DTYPES for b in D.ALL_D
 
 def promote_types(a, b):
     """torch.promote_types: the smallest dtype both can be cast to without loss of category."""
-    return _TABLE[a, b]
+    try:
+        return _TABLE[a, b]
+    except KeyError:
+        return _promote_barebones_unsigned(a, b)
+
+
+def _promote_barebones_unsigned(a, b):
+    """c10's promoteTypes for uint16/32/64: only with itself or a floating type (which wins)."""
+    if a is b:
+        return a
+    if a.is_floating_point:
+        return a
+    if b.is_floating_point:
+        return b
+    raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted "
+                       f"to promote {a.ir_name} and {b.ir_name}")
 
 
 def _combine(higher, lower):
@@ -58,7 +73,7 @@ def _combine(higher, lower):
     if higher.is_floating_point:
         return higher
     if higher is D.bool or lower.is_floating_point or lower.is_complex:
-        return _TABLE[higher, lower]
+        return promote_types(higher, lower)
     return higher
 
 
@@ -87,14 +102,14 @@ def result_type(*operands):
         if not hasattr(t, "_wrapped"):  # a bare Python number behaves as a wrapped number
             d = D.python_scalar_dtype(t)
             d = D.get_default_dtype() if d.is_floating_point else D.default_complex_dtype() if d.is_complex else d
-            wrapped_r = d if wrapped_r is None else _TABLE[wrapped_r, d]
+            wrapped_r = d if wrapped_r is None else promote_types(wrapped_r, d)
         elif t._array.ndim:
-            dim_r = t.dtype if dim_r is None else _TABLE[dim_r, t.dtype]
+            dim_r = t.dtype if dim_r is None else promote_types(dim_r, t.dtype)
         elif t._wrapped:
             d = _wrapped_dtype(t)
-            wrapped_r = d if wrapped_r is None else _TABLE[wrapped_r, d]
+            wrapped_r = d if wrapped_r is None else promote_types(wrapped_r, d)
         else:
-            zero_r = t.dtype if zero_r is None else _TABLE[zero_r, t.dtype]
+            zero_r = t.dtype if zero_r is None else promote_types(zero_r, t.dtype)
     return _combine(dim_r, _combine(zero_r, wrapped_r))
 
 

@@ -14,7 +14,7 @@ MAX_TENSOR_DISPLAY_SIZE = 10
 
 _CPP_TYPE = {"Byte": "Byte", "Char": "Char", "Short": "Short", "Int": "Int", "Long": "Long",
              "Half": "Half", "Float": "Float", "Double": "Double", "Bool": "Bool",
-             "ComplexFloat": "ComplexFloat", "ComplexDouble": "ComplexDouble"}
+             "ComplexFloat": "ComplexFloat", "ComplexDouble": "ComplexDouble", "UInt64": "UInt64"}
 
 
 _FLOAT_NAMES = ("Half", "Float", "Double")

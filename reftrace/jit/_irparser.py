@@ -28,7 +28,7 @@ from . import _types as T
 from ._schema_matching import matching_overload
 from .ir import Graph
 
-_DTYPES = {d.ir_name: d for d in D.ALL_DTYPES}
+_DTYPES = {d.ir_name: d for d in D.ALL_DTYPES + D.BAREBONES_UNSIGNED}
 _SIMPLE = {"Tensor": T.TENSOR, "int": T.IntType, "float": T.FloatType, "bool": T.BoolType,
            "str": T.StringType, "NoneType": T.NoneType, "Device": T.DeviceType,
            "Scalar": T.NumberType, "number": T.NumberType, "Generator": T.GeneratorType,
