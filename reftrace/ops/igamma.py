@@ -26,6 +26,9 @@ import numpy as np
 
 from . import _math_h_tables as _MH
 from ._libm import libm
+from ._pointwise_helpers import binary
+from ._registry import composite, derivatives, get_packet, op
+from .arithmetic import dispatch_check, inplace, quiet
 
 W = np.float64  # C++'s double: literals like 0.5, 1.0 and expressions they promote
 
@@ -355,3 +358,52 @@ def calc_igamma(a, x):
     inner[ser] = _igam_helper_series(a[ser], x[ser], mad)
     out[rest] = inner
     return out
+
+
+# -- the ops: igamma, igammac, their in-place forms and torch.special's spellings ---------------------
+
+def _binary_kernel(calc, name):
+    """igamma_kernel / igammac_kernel: a binary op of torch's promotion (integer and bool
+    operands promote among themselves: "igamma_cpu" not implemented for 'Long'); float16 and
+    bfloat16 compute in float."""
+    check = dispatch_check(name, "f")
+
+    def arrays(a, x):
+        work = np.float64 if a.dtype == np.float64 else np.float32
+        a, x = np.broadcast_arrays(a.astype(work), x.astype(work))
+        shape = a.shape
+        out = calc(a.reshape(-1), x.reshape(-1))
+        return out.reshape(shape)
+
+    @quiet
+    def kernel(self, other):
+        return binary(self, other, arrays, compute=check)
+    kernel.__name__ = name
+    return kernel
+
+
+_igamma = _binary_kernel(calc_igamma, "igamma_cpu")
+_igammac = _binary_kernel(calc_igammac, "igammac_cpu")
+_FM, _F, _M = ("function", "method"), ("function",), ("method",)
+# d/dx P(a, x) = x^(a-1) e^-x / Gamma(a); Q = 1 - P. No derivative in a (torch has none).
+_IGAMMA_D = {"self": 'not_implemented("igamma: input")',
+             "other": "grad * exp((self - 1) * log(other) - other - lgamma(self))"}
+_IGAMMAC_D = {"self": 'not_implemented("igammac: input")',
+              "other": "-grad * exp((self - 1) * log(other) - other - lgamma(self))"}
+
+igamma = op("igamma(Tensor self, Tensor other) -> Tensor", variants=_FM)(_igamma)
+derivatives(igamma, _IGAMMA_D)
+igamma_ = op("igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants=_M)(
+    inplace(_igamma, precheck=True))
+derivatives(igamma_, _IGAMMA_D)
+igammac = op("igammac(Tensor self, Tensor other) -> Tensor", variants=_FM)(_igammac)
+derivatives(igammac, _IGAMMAC_D)
+igammac_ = op("igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants=_M)(
+    inplace(_igammac, precheck=True))
+derivatives(igammac_, _IGAMMAC_D)
+
+# torch.special.gammainc / gammaincc: CompositeImplicit calls of igamma / igammac
+composite(op("special_gammainc(Tensor self, Tensor other) -> Tensor", variants=_F)(_igamma))(
+    lambda self, other: get_packet("igamma")(self, other))
+composite(op("special_gammaincc(Tensor self, Tensor other) -> Tensor", variants=_F)(_igammac))(
+    lambda self, other: get_packet("igammac")(self, other))
