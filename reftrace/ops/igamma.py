@@ -61,10 +61,20 @@ def _fma64(a, b, c):
 
 
 def _fma32(a, b, c):
-    """fmaf: the product of two floats is exact in double; one double add then the cast to
-    float rounds once (up to a double rounding that needs a tie in 29 bits)."""
+    """fmaf: the product of two floats is exact in double, and the double sum, rounded to odd
+    (Boldo and Melquiond), rounds to float as the exact sum does: no double rounding."""
     with np.errstate(all="ignore"):
-        return (np.asarray(a, W) * np.asarray(b, W) + np.asarray(c, W)).astype(np.float32)
+        p = np.asarray(a, W) * np.asarray(b, W)
+        c = np.asarray(c, W)
+        s = np.asarray(p + c, W)
+        bb = s - p
+        err = (p - (s - bb)) + (c - bb)  # TwoSum: s + err == p + c exactly
+        # an inexact sum with an even last bit moves one ulp toward the exact one: to odd
+        odd = np.isfinite(s) & (err != 0) & ((s.view(np.int64) & 1) == 0)
+        if odd.any():
+            s = s.copy()
+            s[odd] = np.nextafter(s[odd], np.where(err[odd] > 0, np.inf, -np.inf))
+        return s.astype(np.float32)
 
 
 def _fused(a, b, c):
