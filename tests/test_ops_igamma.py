@@ -71,7 +71,7 @@ def test_special_spellings(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_half_types_compute_in_float(name, dtype):
     a, x = _inputs("float32")
-    ta, tx = torch.from_numpy(a).to(getattr(torch, dtype)), torch.from_numpy(x).to(getattr(torch, dtype))
+    ta, tx = (torch.from_numpy(v).to(getattr(torch, dtype)) for v in (a, x))
     t = getattr(torch, name)(ta, tx)
     r = getattr(reftrace, name)(reftrace.from_numpy(ta.float().numpy()).to(getattr(reftrace, dtype)),
                                 reftrace.from_numpy(tx.float().numpy()).to(getattr(reftrace, dtype)))
@@ -80,18 +80,18 @@ def test_half_types_compute_in_float(name, dtype):
     assert ((rn == tn) | (np.isnan(rn) & np.isnan(tn))).all()
 
 
+def _operands(m):
+    """Operand pairs of mixed dtypes, shapes and layouts, built the same way in torch and reftrace."""
+    a = m.linspace(0.5, 30, 12, dtype=m.float64).reshape(3, 4).t()  # non-contiguous
+    x = m.tensor([0.7, 2.0, 9.0], dtype=m.float32)
+    return [(a, x), (x, a), (m.arange(1, 4), x), (x, m.tensor(3.0, dtype=m.float64)),
+            (m.tensor(2.5), x.double()), (m.tensor(2.5), m.tensor(0.5))]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_promotion_broadcast_and_layout(name):
-    ta = torch.linspace(0.5, 30, 12, dtype=torch.float64).reshape(3, 4).t()
-    tx = torch.tensor([0.7, 2.0, 9.0], dtype=torch.float32)
-    cases = [(ta, tx), (tx, ta), (torch.arange(1, 4), tx), (tx, torch.tensor(3.0, dtype=torch.float64)),
-             (torch.tensor(2.5), tx.double())]
-    for u, v in cases:
-        t = getattr(torch, name)(u, v)
-        r = getattr(reftrace, name)(reftrace.from_numpy(u.numpy()).as_strided(u.shape, u.stride())
-                                    if u.dim() else reftrace.tensor(u.item(), dtype=getattr(reftrace, str(u.dtype)[6:])),
-                                    reftrace.from_numpy(v.numpy()) if v.dim() else
-                                    reftrace.tensor(v.item(), dtype=getattr(reftrace, str(v.dtype)[6:])))
+    for (ta, tx), (ra, rx) in zip(_operands(torch), _operands(reftrace)):
+        t, r = getattr(torch, name)(ta, tx), getattr(reftrace, name)(ra, rx)
         _assert_same_bits(r, t)
         assert r.stride() == t.stride()
 
@@ -107,9 +107,9 @@ def _error(fn_t, fn_r):
 @pytest.mark.parametrize("name", NAMES)
 def test_errors(name):
     for dt in ["int64", "int32", "bool", "complex64"]:
-        _error(lambda: getattr(torch, name)(torch.ones(2, dtype=getattr(torch, dt)), torch.ones(2, dtype=getattr(torch, dt))),
-               lambda: getattr(reftrace, name)(reftrace.ones(2, dtype=getattr(reftrace, dt)),
-                                               reftrace.ones(2, dtype=getattr(reftrace, dt))))
+        def run(m):
+            return getattr(m, name)(m.ones(2, dtype=getattr(m, dt)), m.ones(2, dtype=getattr(m, dt)))
+        _error(lambda: run(torch), lambda: run(reftrace))
     # an integer self cannot hold the float result of the in-place op
     _error(lambda: getattr(torch.arange(2), name + "_")(torch.ones(2)),
            lambda: getattr(reftrace.arange(2), name + "_")(reftrace.ones(2)))
@@ -137,8 +137,8 @@ def test_inplace_and_out(name):
     _assert_same_bits(ro, to)
     ro2 = reftrace.empty(500, dtype=reftrace.float64)
     reftrace.special.gammainc(reftrace.from_numpy(a), reftrace.from_numpy(x), out=ro2)
-    assert np.array_equal(ro2.numpy(), torch.special.gammainc(torch.from_numpy(a), torch.from_numpy(x)).numpy(),
-                          equal_nan=True)
+    expected = torch.special.gammainc(torch.from_numpy(a), torch.from_numpy(x)).numpy()
+    assert np.array_equal(ro2.numpy(), expected, equal_nan=True)
 
 
 def test_traced_graph_matches_torch():
@@ -146,7 +146,8 @@ def test_traced_graph_matches_torch():
         return lambda a, x: lib.igamma(a, x) + lib.special.gammaincc(a, x) + a.igammac(x)
     a, x = torch.rand(3) + 0.5, torch.rand(3) + 0.5
     gt = torch.jit.trace(f(torch), (a, x)).graph.str(False)
-    gr = reftrace.jit.trace(f(reftrace), (reftrace.from_numpy(a.numpy()), reftrace.from_numpy(x.numpy()))).graph.str(False)
+    ra, rx = reftrace.from_numpy(a.numpy()), reftrace.from_numpy(x.numpy())
+    gr = reftrace.jit.trace(f(reftrace), (ra, rx)).graph.str(False)
     assert gr == gt
 
 

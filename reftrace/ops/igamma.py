@@ -298,6 +298,7 @@ def _boundary(a, x, upper):
     """The boundary values (SciPy's): the result where defined by them, and the mask of the
     elements left to compute. NaN inputs fall through every test, as in C."""
     t = a.dtype.type
+    # lo: the value at x = 0 (and a = inf), hi: at x = inf (and a = 0 < x)
     lo, hi = (t(1), t(0)) if upper else (t(0), t(1))
     out = np.full(a.shape, np.nan, t)
     done = (x < 0) | (a < 0)
