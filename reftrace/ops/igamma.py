@@ -121,6 +121,8 @@ def _lanczos_sum_expg_scaled(x, mad):
 # -- _igam_helper_fac: x^a e^-x / Gamma(a) ----------------------------------------------------------
 
 def _igam_helper_fac(a, x, mad):
+    """x^a e^-x / Gamma(a): directly where x is far from a, else Boost's Lanczos form (with
+    [igam2]'s exp(x - a) corrected to exp(a - x)), whose cancellations are exact."""
     t = a.dtype.type
     maxlog = t(7.09782712893383996843E2 if t is np.float64 else 88.72283905206835)
     g, e1 = t(_LANCZOS_G), t(_EXP1)
