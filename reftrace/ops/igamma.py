@@ -42,39 +42,47 @@ def _machep(t):
     return t(1.11022302462515654042E-16 if t is np.float64 else 5.9604644775390625E-8)
 
 
+def _sum_to_odd(x, y):
+    """x + y rounded to odd: the nearest sum, moved one ulp toward the exact sum where it is
+    inexact and its last bit even (TwoSum gives the error exactly)."""
+    s = x + y
+    bb = s - x
+    err = (x - (s - bb)) + (y - bb)
+    odd = np.isfinite(s) & (err != 0) & ((s.view(np.int64) & 1) == 0)
+    if odd.any():
+        s[odd] = np.nextafter(s[odd], np.where(err[odd] > 0, np.inf, -np.inf))
+    return s
+
+
 def _fma64(a, b, c):
-    """a * b + c rounded once, in double: a * b = p + e exactly (Dekker's product), and fsum
-    rounds p + e + c once."""
-    a, b, c = np.broadcast_arrays(np.asarray(a, W), np.asarray(b, W), np.asarray(c, W))
+    """fma in double, vectorised (Boldo and Melquiond's emulation with rounding to odd): a * b
+    = uh + ul exactly (Dekker's product), c + uh = th + tl exactly (TwoSum), then
+    RN(th + RO(tl + ul)) is the correctly rounded a * b + c. Overflowing operands keep the
+    plain expression, whose inf or nan is the fma's."""
+    a, b, c = (np.asarray(v, W) for v in np.broadcast_arrays(a, b, c))
     with np.errstate(all="ignore"):
-        p = a * b
-        plain = p + c
+        uh = a * b
         split = W(134217729.0)  # 2**27 + 1: Veltkamp's split into 26-bit halves
         ah = a * split - (a * split - a)
         bh = b * split - (b * split - b)
         al, bl = a - ah, b - bh
-        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    out = plain.copy()
-    ok = np.isfinite(p) & np.isfinite(e) & np.isfinite(c) & np.isfinite(plain)
-    out[ok] = [math.fsum(v) for v in zip(p[ok].tolist(), e[ok].tolist(), c[ok].tolist())]
+        ul = ((ah * bh - uh) + ah * bl + al * bh) + al * bl
+        th = c + uh
+        bb = th - c
+        tl = (c - (th - bb)) + (uh - bb)
+        out = th + _sum_to_odd(tl, ul)
+        plain = ~(np.isfinite(out) & np.isfinite(ul) & np.isfinite(tl))
+        if plain.any():
+            out[plain] = (a * b + c)[plain]
     return out
 
 
 def _fma32(a, b, c):
-    """fmaf: the product of two floats is exact in double, and the double sum, rounded to odd
-    (Boldo and Melquiond), rounds to float as the exact sum does: no double rounding."""
+    """fmaf: the product of two floats is exact in double, and the double sum rounded to odd
+    rounds to float as the exact sum does: no double rounding."""
     with np.errstate(all="ignore"):
-        p = np.asarray(a, W) * np.asarray(b, W)
-        c = np.asarray(c, W)
-        s = np.asarray(p + c, W)
-        bb = s - p
-        err = (p - (s - bb)) + (c - bb)  # TwoSum: s + err == p + c exactly
-        # an inexact sum with an even last bit moves one ulp toward the exact one: to odd
-        odd = np.isfinite(s) & (err != 0) & ((s.view(np.int64) & 1) == 0)
-        if odd.any():
-            s = s.copy()
-            s[odd] = np.nextafter(s[odd], np.where(err[odd] > 0, np.inf, -np.inf))
-        return s.astype(np.float32)
+        p, c = np.broadcast_arrays(np.asarray(a, W) * np.asarray(b, W), np.asarray(c, W))
+        return _sum_to_odd(np.array(p), c).astype(np.float32)
 
 
 def _fused(a, b, c):
