@@ -147,17 +147,23 @@ def _igam_helper_fac(a, x, mad):
         fac = ((an + g).astype(W) - W(0.5)).astype(t)
         res = np.sqrt(fac / e1) / _lanczos_sum_expg_scaled(an, mad)
         small = (an < 200) & (xn < 200)
-        r1 = res * (libm("exp", an - xn) * libm("pow", xn / fac, an))
-        num = (((xn - an) - g).astype(W) + W(0.5)).astype(t)
-        numfac = num / fac
+        # a, x < 200: exp(a - x) (x / fac)^a
+        a1, x1, f1 = an[small], xn[small], fac[small]
+        r1 = res[small] * (libm("exp", a1 - x1) * libm("pow", x1 / f1, a1))
+        # else exp(a (log1p(n) - n) + x (0.5 - g) / fac), n = (x - a - g + 0.5) / fac
+        a2, x2, f2, res2 = an[~small], xn[~small], fac[~small], res[~small]
+        num = (((x2 - a2) - g).astype(W) + W(0.5)).astype(t)
+        numfac = num / f2
         l1 = libm("log1p", numfac) - numfac
         if t is np.float64:
-            arg = mad(an, l1, xn * (W(0.5) - W(g)) / fac)
-            r2 = res * libm("exp", arg)
+            arg = mad(a2, l1, x2 * (W(0.5) - W(g)) / f2)
+            r2 = res2 * libm("exp", arg)
         else:  # a float product, then promoted: a double exp of a double sum
-            arg = (an * l1).astype(W) + xn.astype(W) * (W(0.5) - W(g)) / fac.astype(W)
-            r2 = (res.astype(W) * libm("exp", arg)).astype(t)
-        out[near] = np.where(small, r1, r2)
+            arg = (a2 * l1).astype(W) + x2.astype(W) * (W(0.5) - W(g)) / f2.astype(W)
+            r2 = (res2.astype(W) * libm("exp", arg)).astype(t)
+        near_out = np.empty_like(an)
+        near_out[small], near_out[~small] = r1, r2
+        out[near] = near_out
     return out
 
 
@@ -340,11 +346,11 @@ def _igammac_interior(a, x, mad):
     out[asym] = _igam_helper_asymptotic_series(a[asym], x[asym], False)
     with np.errstate(all="ignore"):
         xw, aw = x.astype(W), a.astype(W)
-        logx = libm("log", x).astype(W)
         big_x = xw > W(1.1)
         small_x = xw <= W(0.5)
-        lower = np.where(big_x, x < a,
-                         np.where(small_x, W(-0.4) / logx < aw, xw * W(1.1) < aw))
+        lower = np.where(big_x, x < a, xw * W(1.1) < aw)
+        # x <= 0.5: -0.4 / std::log(x) < a (a float log, a double quotient)
+        lower[small_x] = W(-0.4) / libm("log", x[small_x]).astype(W) < aw[small_x]
     cf = ~asym & big_x & ~lower
     sub = ~asym & lower
     ser = ~asym & ~big_x & ~lower
