@@ -178,6 +178,11 @@ HAND = {
     "where_scalar": (lambda m, x: m.where(x > 0, x, 0.5), [_t(3, 4)]),
     "polygamma_1": (lambda m, x: m.polygamma(1, x), [_t(3, 4, low=0.5, high=2.0)]),
     "polygamma_3": (lambda m, x: m.special.polygamma(3, x), [_t(3, 4, low=0.5, high=2.0)]),
+    # igamma / igammac: differentiable in other only (op_db's OpInfos run no gradient)
+    "igamma_other": (lambda m, a, x: m.igamma(a, x), [_t(3, 4, low=0.5, high=3.0).detach(),
+                                                      _t(3, 4, seed=1, low=0.1, high=4.0)]),
+    "igammac_other": (lambda m, a, x: m.special.gammaincc(a, x), [_t(3, 4, low=0.5, high=3.0).detach(),
+                                                                  _t(3, 4, seed=1, low=0.1, high=4.0)]),
     "embedding": (lambda m, w: m.nn.functional.embedding(m.tensor([[0, 2], [1, 0]]), w), [_t(4, 3)]),
     "embedding_padding": (lambda m, w: m.nn.functional.embedding(m.tensor([0, 2, 0]), w,
                                                                  padding_idx=0), [_t(4, 3)]),

@@ -121,7 +121,8 @@ OPERATOR_ALIASES = {
     # torch.special's spellings of torch ops (checked by tracing each under torch 2.13)
     "special_i0": "i0", "special_psi": "digamma", "special_digamma": "digamma",
     "special_gammaln": "lgamma", "special_polygamma": "polygamma", "special_erfinv": "erfinv",
-    "special_multigammaln": "mvlgamma", "orgqr": "linalg_householder_product",
+    "special_multigammaln": "mvlgamma", "special_gammainc": "igamma",
+    "special_gammaincc": "igammac", "orgqr": "linalg_householder_product",
     "matrix_exp": "linalg_matrix_exp",
 }
 
