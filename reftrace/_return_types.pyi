@@ -148,6 +148,15 @@ class linalg_lstsq(NamedTuple):
     rank: Tensor
     singular_values: Tensor
 
+class linalg_ldl_factor_ex(NamedTuple):
+    LD: Tensor
+    pivots: Tensor
+    info: Tensor
+
+class linalg_ldl_factor(NamedTuple):
+    LD: Tensor
+    pivots: Tensor
+
 class log_sigmoid_forward(NamedTuple):
     output: Tensor
     buffer: Tensor
