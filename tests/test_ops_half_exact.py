@@ -42,3 +42,15 @@ def test_axpy_rounding(dt, shape, layout, alpha, name):
 def test_axpy_half_inplace(alpha):
     check(lambda m, a, b: a.add_(b, alpha=alpha), sample((7, 9), "float16"), sample((7, 9), "float16", seed=1),
           **EXACT)
+
+
+# -- grid_sampler_3d: GridSampler.cpp's scalar kernel, every operation in the input's dtype ----------
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("interp", [0, 1])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sampler_3d_bits(dt, interp, padding, align_corners):
+    a = sample((2, 3, 4, 5, 6), dt)
+    g = sample((2, 3, 4, 5, 3), dt, low=-1.3, high=1.3, seed=1)
+    check(lambda m, x, y: m.grid_sampler_3d(x, y, interp, padding, align_corners), a, g, **EXACT)
