@@ -17,6 +17,7 @@ from .._tensor import _fresh, _view_of, _wrap_dim, contiguous_strides
 from ._iter import broadcast_shapes, wrap_strided
 from ._decomposed import decomposed
 from ._registry import composite, derivatives, get_packet, op
+from .linalg_matrix_exp import linalg_matrix_exp_array
 from .linalg_decomp import (check_float, check_matrix, fresh, lapack_result, lapack_strides,
                             quiet_np, real_of, square_float)
 
@@ -729,7 +730,9 @@ def _expm(a):
 def linalg_matrix_exp(self):
     square_float("linalg.matrix_exp", self) if self.dtype is not D.float16 else \
         check_matrix("linalg.matrix_exp", self)
-    return fresh(_expm(self._array).astype(self.dtype.np), self.dtype, self.device)
+    if self.dtype is D.float16:  # (torch's Half result is garbage: double coefficients read as Half)
+        return fresh(_expm(self._array).astype(self.dtype.np), self.dtype, self.device)
+    return fresh(linalg_matrix_exp_array(np.asarray(self._array)), self.dtype, self.device)
 
 
 derivatives(linalg_matrix_exp, {"self": "linalg_matrix_exp_differential(self, grad, True)"})
