@@ -54,3 +54,19 @@ def test_grid_sampler_3d_bits(dt, interp, padding, align_corners):
     a = sample((2, 3, 4, 5, 6), dt)
     g = sample((2, 3, 4, 5, 3), dt, low=-1.3, high=1.3, seed=1)
     check(lambda m, x, y: m.grid_sampler_3d(x, y, interp, padding, align_corners), a, g, **EXACT)
+
+
+# -- grid_sampler_2d, float16: GridSamplerKernel.cpp's Vectorized<Half> kernel, every operation
+#    rounded to half -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("interp", [0, 1, 2])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sampler_2d_half_bits(interp, padding, align_corners):
+    a = sample((2, 3, 5, 7), "float16")
+    g = sample((2, 4, 6, 2), "float16", low=-1.3, high=1.3, seed=1)
+    check(lambda m, x, y: m.grid_sampler_2d(x, y, interp, padding, align_corners), a, g, **EXACT)
+    check(lambda m, x, y: m.nn.functional.grid_sample(
+        x, y, mode=["bilinear", "nearest", "bicubic"][interp],
+        padding_mode=["zeros", "border", "reflection"][padding], align_corners=align_corners),
+        a, g, **EXACT)
