@@ -70,3 +70,22 @@ def test_grid_sampler_2d_half_bits(interp, padding, align_corners):
         x, y, mode=["bilinear", "nearest", "bicubic"][interp],
         padding_mode=["zeros", "border", "reflection"][padding], align_corners=align_corners),
         a, g, **EXACT)
+
+
+# -- antialiased upsampling of uint8: Pillow-SIMD's fixed-point convolution ---------------------------
+
+@pytest.mark.parametrize("name", ["_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"])
+@pytest.mark.parametrize("channels", [3, 5])
+@pytest.mark.parametrize("size,align_corners,scales", [
+    ((3, 3), False, ()), ((5, 5), False, ()), ((17, 9), False, ()), ((3, 3), True, ()),
+    ((4, 20), True, ()), ((30, 41), False, ()), ((3, 3), False, (1.7, 0.9)), ((10, 7), False, (0.6, 0.3))])
+def test_upsample_aa_uint8_bits(name, channels, size, align_corners, scales):
+    x = sample((2, channels, 10, 20), "uint8", high=255)
+    check(lambda m, a: getattr(m.ops.aten, name)(a, list(size), align_corners, *scales), x)
+    check(lambda m, a: getattr(m.ops.aten, name)(a.contiguous(memory_format=m.channels_last),
+                                                 list(size), align_corners, *scales), x)
+
+
+@pytest.mark.parametrize("dt", ["int8", "int64", "bool"])
+def test_upsample_aa_other_integers_refused(dt):
+    check(lambda m, a: m.ops.aten._upsample_bilinear2d_aa(a, [2, 2], False), sample((1, 3, 4, 4), dt))
