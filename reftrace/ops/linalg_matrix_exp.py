@@ -187,4 +187,136 @@ def linalg_matrix_exp_array(a):
     if n == 1:
         with np.errstate(all="ignore"):
             return np.exp(a)
-    return mexp(a.reshape((-1, n, n))).reshape(a.shape)
+    flat = a.reshape((-1, n, n))
+    return (mexp_half(flat) if a.dtype == np.float16 else mexp(flat)).reshape(a.shape)
+
+
+# -- Half: mexp_impl<double> on a Half tensor ---------------------------------------------------------
+# mexp sends Half to the double branch, whose coefficient blobs (from_blob of double arrays
+# with the tensor's real dtype, Half) are read as Half: each coefficient tensor holds the first
+# 2 * k bytes of the double array, reinterpreted as k halves. torch's result is that arithmetic
+# (mostly zeros, NaN or garbage), reproduced here so the values match.
+
+def _as_half_blob(values, k):
+    import struct
+    raw = struct.pack("<%dd" % len(values), *values)
+    return np.frombuffer(raw[:2 * k], dtype="<f2").astype(np.float16)
+
+
+def _h_mm(a, b):
+    """baddbmm_cpu_kernel for Half: float accumulation in order, one rounding."""
+    acc = np.zeros(np.broadcast_shapes(a.shape[:-1] + (1,), b.shape[:-2] + (1, b.shape[-1])),
+                   dtype=np.float32)
+    for k in range(a.shape[-1]):
+        acc = acc + a[..., :, k:k + 1].astype(np.float32) * b[..., k:k + 1, :].astype(np.float32)
+    return acc.astype(np.float16)
+
+
+def _h_lincomb(mats, coeffs):
+    out = np.zeros_like(mats[0])
+    for m, c in zip(mats, coeffs):
+        out = out + m * c
+    return out
+
+
+def _h_powers(a, k):
+    eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
+    ps = [eye, a]
+    if k > 2:
+        ps.append(_h_mm(a, a))
+    if k > 3:
+        ps.append(_h_mm(a, ps[2]))
+    if k > 4:
+        ps.append(_h_mm(ps[3], ps[3]))
+    return ps[:k]
+
+
+def _h_sum0(ps):
+    """As.sum(0) for Half: float accumulation, one rounding."""
+    acc = np.zeros(ps[0].shape, np.float32)
+    for p in ps:
+        acc = acc + p.astype(np.float32)
+    return acc.astype(np.float16)
+
+
+def _h_t1(a):
+    return _h_sum0(_h_powers(a, 2))
+
+
+def _h_t2(a):
+    ps = _h_powers(a, 3)
+    ps[2] = ps[2] / np.float16(2)
+    return _h_sum0(ps)
+
+
+def _h_t4(a):
+    ps = _h_powers(a, 3)
+    p = _h_mm(ps[2], _h_lincomb(ps, _as_half_blob((1 / 2.0, 1 / 6.0, 1 / 24.0), 3)))
+    return _h_lincomb(ps + [p], _as_half_blob((1.0, 1.0, 0.0, 1.0), 4))
+
+
+def _h_t8(a):
+    x1, x2, x3, x4, x5, x6, x7, y2 = (float(v) for v in _t8_constants(np.float64))
+    ps = _h_powers(a, 3)
+    a4 = _h_mm(ps[2], _h_lincomb(ps[1:3], _as_half_blob((x1, x2), 2)))
+    ps.append(a4)
+    a8 = _h_mm(_h_lincomb(ps[2:4], _as_half_blob((x3, 1.0), 2)),
+               _h_lincomb(ps[0:4], _as_half_blob((x4, x5, x6, x7), 4)))
+    return _h_lincomb(ps + [a8], _as_half_blob((1.0, 1.0, y2, 0.0, 1.0), 5))
+
+
+def _h_table(b):
+    n = len(b)
+    return _as_half_blob([v for row in b for v in row], n * n).reshape(n, n)
+
+
+def _h_t12(a):
+    ps = _h_powers(a, 4)
+    bs = [_h_lincomb(ps, row) for row in _h_table(_B12)]
+    bs[2] = bs[2] + _h_mm(bs[3], bs[3])
+    bs[1] = bs[1] + bs[2]
+    return bs[0] + _h_mm(bs[1], bs[2])
+
+
+def _h_t18(a):
+    ps = _h_powers(a, 5)
+    bs = [_h_lincomb(ps, row) for row in _h_table(_B18)]
+    bs[3] = bs[3] + _h_mm(bs[0], bs[4])
+    bs[2] = bs[2] + bs[3]
+    return bs[1] + _h_mm(bs[2], bs[3])
+
+
+def _h_t18_scale_square(a, norm, theta):
+    with np.errstate(all="ignore"):
+        q = (norm.astype(np.float32) / np.float32(theta)).astype(np.float16)
+        s = np.maximum(np.ceil(np.log2(q.astype(np.float32)).astype(np.float16)), np.float16(0))
+    s_int = np.where(np.isfinite(s), s, 0).astype(np.int64)
+    scaled = a * np.power(np.float16(2), -s.astype(np.float32)).astype(np.float16)[:, None, None]
+    m = _h_t18(scaled)
+    out = np.empty_like(m)
+    for i in range(m.shape[0]):
+        x = m[i]
+        for _ in range(int(s_int[i])):
+            x = _h_mm(x, x)
+        out[i] = x
+    return out
+
+
+def mexp_half(a):
+    """a (B, n, n) float16, n >= 2."""
+    thetas = _THETAS[np.dtype(np.float64)]
+    with np.errstate(all="ignore"):
+        norm = np.max(np.sum(np.abs(a).astype(np.float32), axis=-2).astype(np.float16), axis=-1)
+        if a.shape[0] > 1:
+            return _h_t18_scale_square(a, norm, thetas[5])
+        res = np.full_like(a, np.nan)
+        lower = np.float16(-1)
+        for fn, theta in zip((_h_t1, _h_t2, _h_t4, _h_t8, _h_t12), thetas):
+            idx = np.nonzero((lower < norm) & (norm <= np.float16(theta)))[0]
+            if idx.size:
+                res[idx] = fn(a[idx])
+            lower = np.float16(theta)
+        idx = np.nonzero(norm >= np.float16(thetas[4]))[0]
+        if idx.size:
+            res[idx] = _h_t18_scale_square(a[idx], norm[idx], thetas[5])
+    return res
