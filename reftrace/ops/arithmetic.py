@@ -22,6 +22,8 @@ from .._tensor import Tensor, _data_ptr, _fresh, scalar_to_tensor, xp_of
 from .._frames import warn_at_caller
 from ._iter import broadcast_shapes, like_result, pointwise_result
 from . import _complex_arith
+from ._cpu_loop import broadcast_strides, vectorized_mask
+from ._fma import fma
 from ._pointwise_helpers import as_np, binary, float_of, unary, write_inplace
 from ._registry import OVERLOADS, PACKETS, composite, derivatives, op
 from .._dispatch import dispatch
@@ -240,14 +242,28 @@ def _alpha_check(dtype, alpha):
 
 
 def _axpy(self, other, alpha):
-    """self + alpha * other; alpha checked, then converted to the computation type (float16
-    computes in float32, torch's opmath type, and rounds once)."""
+    """self + alpha * other (ufunc/add.h), alpha checked, then converted to the computation
+    type. float32: Vectorized<float>'s fmadd and the (contracted) scalar op both round once.
+    float16: alpha becomes a Half; the vectorized op computes fmadd in float (the product of
+    two halves is exact there) and rounds once, the scalar op rounds alpha * other to Half
+    before adding (c10::Half arithmetic), so which elements take which path matters."""
     def fn(x, y):
         dt = D.BY_NUMPY[x.dtype]
         _alpha_check(dt, alpha)
         if dt is D.float16:
-            a = np.float32(checked_scalar(alpha, dt))
-            return (x.astype(np.float32) + y.astype(np.float32) * a).astype(np.float16)
+            a = np.float32(np.float16(checked_scalar(alpha, dt)))
+            xf, prod = x.astype(np.float32), y.astype(np.float32) * a
+            with np.errstate(over="ignore"):
+                vec = (xf + prod).astype(np.float16)
+                scal = (xf + prod.astype(np.float16).astype(np.float32)).astype(np.float16)
+            shape = np.broadcast_shapes(x.shape, y.shape)
+            mask, _ = vectorized_mask(shape, [broadcast_strides(t, shape) for t in (self, other)], 2)
+            return np.where(mask, vec, scal)
+        if dt is D.float32:
+            # the compiler contracts the scalar op too (fmadd). Not modelled: in a vectorized
+            # row's tail with other the broadcast scalar, GCC's auto-vectorized remainder
+            # hoists alpha * other, rounding it (an ulp apart in some tail elements)
+            return fma(y, np.float32(checked_scalar(alpha, dt)), x)
         if dt.is_complex:
             return _complex_arith.axpy(x, y, checked_scalar(alpha, dt))
         return x + y * x.dtype.type(checked_scalar(alpha, dt))

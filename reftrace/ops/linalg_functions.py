@@ -17,6 +17,7 @@ from .._tensor import _fresh, _view_of, _wrap_dim, contiguous_strides
 from ._iter import broadcast_shapes, wrap_strided
 from ._decomposed import decomposed
 from ._registry import composite, derivatives, get_packet, op
+from .linalg_matrix_exp import linalg_matrix_exp_array
 from .linalg_decomp import (check_float, check_matrix, fresh, lapack_result, lapack_strides,
                             quiet_np, real_of, square_float)
 
@@ -701,44 +702,14 @@ def _tensorsolve_composite(self, other, dims):
 
 # -- matrix_exp -------------------------------------------------------------------------------------
 
-_PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
-           129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
-           40840800., 960960., 16380., 182., 1.)
-
-
-@quiet_np
-def _expm(a):
-    """Scaling and squaring with a degree-13 Padé approximant (Higham 2005), in double."""
-    work = a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
-    n = work.shape[-1]
-    if not work.size:
-        return work
-    norm = np.max(np.sum(np.abs(work), axis=-2), axis=-1)
-    s = np.maximum(0, np.ceil(np.log2(np.maximum(norm, 1e-300) / 5.371920351148152))).astype(int)
-    s = np.where(np.isfinite(norm), s, 0)
-    scaled = work / (2.0 ** s)[..., None, None]
-    b = _PADE13
-    ident = np.broadcast_to(np.eye(n), scaled.shape)
-    A2 = scaled @ scaled
-    A4 = A2 @ A2
-    A6 = A4 @ A2
-    U = scaled @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2) + b[7] * A6 + b[5] * A4 +
-                  b[3] * A2 + b[1] * ident)
-    V = A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2) + b[6] * A6 + b[4] * A4 + b[2] * A2 + \
-        b[0] * ident
-    R = np.linalg.solve(V - U, V + U)
-    flat_r = R.reshape((-1, n, n))
-    for i, k in enumerate(np.broadcast_to(s, R.shape[:-2]).reshape(-1)):
-        for _ in range(int(k)):
-            flat_r[i] = flat_r[i] @ flat_r[i]
-    return flat_r.reshape(R.shape)
+# ATen's mexp, ported in linalg_matrix_exp.py
 
 
 @op("linalg_matrix_exp(Tensor self) -> Tensor", variants=_F)
 def linalg_matrix_exp(self):
     square_float("linalg.matrix_exp", self) if self.dtype is not D.float16 else \
         check_matrix("linalg.matrix_exp", self)
-    return fresh(_expm(self._array).astype(self.dtype.np), self.dtype, self.device)
+    return fresh(linalg_matrix_exp_array(np.asarray(self._array)), self.dtype, self.device)
 
 
 derivatives(linalg_matrix_exp, {"self": "linalg_matrix_exp_differential(self, grad, True)"})

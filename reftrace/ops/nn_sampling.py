@@ -11,6 +11,8 @@ import numpy as np
 
 from .._tensor import _fresh, xp_of
 from ._registry import derivatives, op
+from .grid_sampler_scalar import grid_sampler_3d as _scalar_3d
+from .grid_sampler_vec import grid_sampler_2d as _vec_2d
 from .nn_conv import sizes
 from .random import _RANDOM, _fill, _rng, _uniform
 
@@ -176,6 +178,14 @@ def _check_grid_sampler(input, grid, interpolation_mode, dims=None):
 
 
 def _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.ndim == 5:  # the scalar kernel, in the input's dtype (grid_sampler_scalar.py)
+        res = _scalar_3d(np.asarray(input._array), np.asarray(grid._array), interpolation_mode,
+                              padding_mode, align_corners)
+        return _fresh(np.ascontiguousarray(res), input.dtype, input.device)
+    if input.dtype.np == np.float16:  # Vectorized<Half>: rounds every operation (grid_sampler_vec.py)
+        res = _vec_2d(np.asarray(input._array), np.asarray(grid._array), interpolation_mode,
+                      padding_mode, align_corners)
+        return _fresh(np.ascontiguousarray(res), input.dtype, input.device)
     a = np.asarray(input._array, dtype=np.float64)
     g = np.asarray(grid._array, dtype=np.float64)
     res = _sample(a, g, interpolation_mode, padding_mode, align_corners)

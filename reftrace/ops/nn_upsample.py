@@ -17,6 +17,7 @@ import numpy as np
 from .._tensor import _fresh, xp_of
 from ._memory_format import like_input, like_input_3d
 from ._registry import composite, derivatives, op
+from .upsample_aa_uint8 import upsample2d_aa_uint8
 
 
 def _output_size(x, output_size, scale_factors, dims):
@@ -328,6 +329,10 @@ _INTERP = {
 }
 
 
+# antialiased kernels with torch's uint8 path, and their filter's interp_size
+_AA_UINT8 = {"_upsample_bilinear2d_aa": 2, "_upsample_bicubic2d_aa": 4}
+
+
 def _register_interp(name):
     dims, taps, kname, order = _INTERP[name]
     scale_args = {1: "float? scales=None", 2: "float? scales_h=None, float? scales_w=None",
@@ -337,12 +342,24 @@ def _register_interp(name):
         "float[]? scale_factors) -> Tensor", variants=())
     def vec(input, output_size, align_corners, scale_factors):
         size, scales = _output_size(input, output_size, scale_factors, dims)
-        return _separable(input, size, taps(align_corners, scales), kname, order)
+        return _interp(input, size, align_corners, scales)
 
     @op(f"{name}(Tensor self, SymInt[{dims}] output_size, bool align_corners, {scale_args}) "
         "-> Tensor", variants=())
     def direct(self, output_size, align_corners, *scales):
-        return _separable(self, output_size, taps(align_corners, list(scales)), kname, order)
+        return _interp(self, output_size, align_corners, list(scales))
+
+    def _interp(x, size, align_corners, scales):
+        if name in _AA_UINT8 and not x.dtype.is_floating_point:
+            _check(x, [int(o) for o in size], dims)
+            if x.dtype.np != np.uint8:
+                raise NotImplementedError(
+                    f"\"compute_index_ranges_weights\" not implemented for '{x.dtype.ir_name}'")
+            # torch's uint8 kernel: fixed-point weights (upsample_aa_uint8.py)
+            res = upsample2d_aa_uint8(np.asarray(x._array), [int(o) for o in size], align_corners,
+                                      scales, _AA_UINT8[name])
+            return like_input_3d(_fresh(np.ascontiguousarray(res), x.dtype, x.device), x)
+        return _separable(x, size, taps(align_corners, scales), kname, order)
 
     scales = ", ".join(s.split()[1].split("=")[0] for s in scale_args.split(", "))
     derivatives(direct, {"self": f"{name}_backward(grad, output_size, self.shape, "

@@ -582,17 +582,11 @@ def einsum(equation, tensors, path):
     eq = equation.replace(" ", "")
     if not tensors:
         raise RuntimeError("einsum(): must provide at least one operand")
-    dt = tensors[0].dtype
-    for t in tensors[1:]:
-        if t.dtype != dt:
-            dt = result_type(*tensors)
-            break
+    from ._einsum_plan import einsum_result_dtype
+    dt = einsum_result_dtype(equation, tensors, path) or result_type(*tensors)
     wide = np.float32 if dt == D.float16 else dt.np
     arrays = [t._array.astype(wide, copy=False) for t in tensors]
     eq = _sum_unlisted_ellipsis(eq, arrays)
-    if len(tensors) == 1 and dt.category <= 1 and "->" in eq and \
-            set(eq.split("->")[0]) - set(eq.split("->")[1]) - {"."}:
-        dt = D.int64  # one operand with dims summed out: torch's einsum calls sum (ints -> int64)
     try:
         r = np.einsum(eq, *arrays, optimize=len(arrays) > 2)
     except ValueError as e:
