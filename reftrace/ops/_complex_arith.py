@@ -1,11 +1,17 @@
 """Complex arithmetic as torch's CPU kernels compute it (c10/util/complex.h, vec256/512_complex_*.h).
 
-torch multiplies complex numbers with the textbook formula, each product rounded on its own:
-``(a + bi)(c + di) = (ac - bd) + (ad + bc)i``; and its add/sub kernels compute
-``self + alpha * other`` for every alpha, 1 included. NumPy differs where it matters for
-infinities and large values: its SIMD loops fuse ``ad + bc`` into one FMA, and ``a + b`` never
-multiplies by 1 + 0i (so ``inf * 0`` never makes a NaN). These helpers take the place of
-``np.multiply`` / ``np.add`` on complex arrays; real arrays go straight to NumPy.
+torch multiplies complex numbers with the textbook formula ``(a + bi)(c + di) = (ac - bd) +
+(ad + bc)i``, in two ways (measured on the AVX2 build, torch.backends.cpu.get_cpu_capability()):
+- the Vectorized<c10::complex<T>> operator* (vectorized_loop's blocks) rounds each product:
+  ``cmul``;
+- c10::complex's scalar operator*, compiled with FMA contraction (basic_loop, and the rows' tails
+  after the blocks), fuses: ``fma(a, c, -bd)``, ``fma(a, d, bc)`` -- NumPy's complex multiply
+  exactly, infinities and NaNs included. For complex64 the compiler vectorizes basic_loop two
+  elements at a time; a row's odd last element goes through scalar code that rounds each product.
+Which one an element gets is the loop geometry's (_cpu_loops.LoopPlan): ``mul_on``.
+The add/sub kernels compute ``self + alpha * other`` for every alpha, 1 included; NumPy's
+``a + b`` never multiplies by 1 + 0i (so ``inf * 0`` never makes a NaN). These helpers take the
+place of ``np.multiply`` / ``np.add`` on complex arrays; real arrays go straight to NumPy.
 """
 import numpy as np
 
@@ -27,6 +33,61 @@ def cmul(x, y):
     out = _xp(x).empty(re.shape, dtype=np.result_type(x.dtype, y.dtype))
     out.real, out.imag = re, im
     return out
+
+
+# 2 * Vectorized<c10::complex<T>>::size() under AVX2 (256-bit registers): vectorized_loop's block
+_BLOCK = {np.dtype(np.complex64): 8, np.dtype(np.complex128): 4}
+
+
+def mul_on(x, y, plan):
+    """x * y (complex arrays of one dtype) as cpu_kernel_vec's mul computes it over ``plan``."""
+    if _xp(x) is not np:  # (another device's kernels: the textbook formula)
+        return cmul(x, y)
+    return on_loops(plan, np.result_type(x.dtype, y.dtype), lambda: cmul(x, y),
+                    lambda: np.multiply(x, y), binary_tail)
+
+
+def power_on(x, exponent, plan):
+    """x ** 2 or x ** 3 as pow_tensor_scalar_optimized_kernel computes it over ``plan``
+    (``base * base (* base)``: the vector product, or the compiled scalar one)."""
+    if _xp(x) is not np:
+        return cmul(cmul(x, x), x) if exponent == 3 else cmul(x, x)
+    if exponent == 2:
+        return on_loops(plan, x.dtype, lambda: cmul(x, x), lambda: np.multiply(x, x), lambda t, s: ())
+    # (the odd last element of a complex64 basic_loop run of the cube gets yet another mix of
+    # fused and rounded products, not reproduced: a last-bit difference at most, for finite ones)
+    return on_loops(plan, x.dtype, lambda: cmul(cmul(x, x), x),
+                    lambda: np.multiply(np.multiply(x, x), x), lambda t, s: ())
+
+
+def on_loops(plan, dtype, vector, scalar, tail):
+    """The vector op's results (``vector()``) where vectorized_loop's blocks computed them, the
+    compiled scalar loop's (``scalar()``: fused products, NumPy's) elsewhere, except at the
+    complex64 row positions ``tail(t, plan.scalar)`` of the ``t`` elements after the blocks,
+    where the compiled loop rounds each product."""
+    start, n0 = plan.body_end(_BLOCK[np.dtype(dtype)]), plan.n0
+    rounded = tail(n0 - start, plan.scalar) if dtype == np.complex64 else ()
+    with np.errstate(all="ignore"):
+        if start == n0 or len(rounded) == n0:
+            return vector()
+        fused = scalar()
+        if start == 0 and not rounded:
+            return fused
+        j = plan.row_index()
+        mask = j < start
+        for k in rounded:
+            mask = mask | (j == start + k)
+        return np.where(mask, vector(), fused)
+
+
+def binary_tail(t, scalar):
+    """The positions, among the ``t`` elements of a complex64 row that basic_loop computes, that
+    the compiled scalar loop of mul computes with rounded products (measured): GCC vectorized it
+    two elements at a time, the odd last one alone; with a stride-0 input (vectorized_loop's tail
+    with a scalar) four at a time from the second element, and not at all below five."""
+    if scalar:
+        return tuple(range(t)) if t <= 4 else (0,) + tuple(range(5, t))
+    return (t - 1,) if t % 2 else ()
 
 
 def multiply(x, y):

@@ -20,7 +20,8 @@ from .. import _dtype as D
 from .._promotion import check_inplace_cast, result_type
 from .._tensor import Tensor, _data_ptr, _fresh, scalar_to_tensor, xp_of
 from .._frames import warn_at_caller
-from ._iter import broadcast_shapes, like_result, pointwise_result
+from ._iter import broadcast_shapes, like_result, pointwise_result, pointwise_strides
+from ._cpu_loops import pointwise_plan
 from . import _complex_arith
 from ._pointwise_helpers import as_np, binary, float_of, unary, write_inplace
 from ._registry import OVERLOADS, PACKETS, composite, derivatives, op
@@ -329,7 +330,19 @@ derivatives(op("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 @op("mul.Tensor(Tensor self, Tensor other) -> Tensor", variants=("function", "method"))
 @quiet
 def mul(self, other):
-    return binary(self, other, _complex_arith.multiply)
+    if self.dtype.is_complex or other.dtype.is_complex:
+        return binary(self, other, _looped_cmul(self, other))
+    return binary(self, other, np.multiply)
+
+
+def _looped_cmul(*inputs):
+    """The complex product over ``inputs``' TensorIterator: the vector and scalar loops of
+    torch's mul kernel round differently (_complex_arith.mul_on)."""
+    def fn(*arrays):
+        shape = broadcast_shapes(*(a.shape for a in arrays))
+        plan = pointwise_plan(shape, pointwise_strides(shape, inputs), inputs, D.BY_NUMPY[arrays[0].dtype])
+        return _complex_arith.mul_on(*arrays, plan)
+    return fn
 
 
 _MUL = {"self": "mul_tensor_backward(grad, other, self.dtype)",
@@ -513,8 +526,9 @@ def _pow_scalar(self, exponent):
     if dt is D.float16:  # no fast paths: pow in float with a Half exponent
         arr = np.power(x, np.float16(checked_scalar(exponent, dt)))
     elif dt.is_complex and exponent in (2, 3):  # torch's base * base (* base): its complex product
-        arr = _complex_arith.cmul(x, x)
-        arr = _complex_arith.cmul(arr, x) if exponent == 3 else arr
+        shape = x.shape
+        plan = pointwise_plan(shape, pointwise_strides(shape, (self,)), (self,), dt)
+        arr = _complex_arith.power_on(x, exponent, plan)
     elif special is not None and (dt.category >= 2 or exponent in (2, 3)):
         arr = special(x)
     elif dt.category <= 1:
