@@ -130,3 +130,40 @@ def test_cube_rounds_as_torchs_loops(dtype):
     check(lambda m, x: parts(m, x[::2] ** 3), x, **EXACT)
     check(lambda m, x: parts(m, x[:48] ** 3), x, **EXACT)
     check(lambda m, x: parts(m, x[:44] ** 3), x, **EXACT)
+
+
+# -- pow: glibc's cpow, cexp(y * clog(x)) -------------------------------------------------------
+
+def special_grid(dtype):
+    """Every pair of complex numbers made of zeros (signed), ones, infinities, NaNs and others."""
+    vals = [0.0, -0.0, 1.0, -2.0, 0.5, np.inf, -np.inf, np.nan, 3.0]
+    comps = np.array([complex(r, i) for r in vals for i in vals])
+    x, y = np.repeat(comps, len(comps)), np.tile(comps, len(comps))
+    out = []
+    for v in (x, y):
+        a = np.empty(v.shape, dtype)
+        a.real, a.imag = v.real, v.imag  # (complex(inf, 0) * 1 would NaN the imaginary part)
+        out.append(a)
+    return out
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_pow_special_values(dtype):
+    x, y = special_grid(dtype)
+    check(lambda m, x, y: parts(m, m.pow(x, y)), x, y, **EXACT)
+    check(lambda m, x, y: parts(m, x[::2] ** y[::2]), x, y, **EXACT)
+    check(lambda m, x, y: parts(m, m.float_power(x, y)), x, y, **EXACT)
+    for e in (0j, 1.5, 2.5 - 1j, -3j):
+        check(lambda m, x: parts(m, x ** e), x, **EXACT)
+        check(lambda m, x: parts(m, e ** x), x, **EXACT)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_pow_random_values_bit_exact(dtype):
+    rng = np.random.default_rng(4)
+    n = 2000
+    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n) + 1j * rng.standard_normal(n)).astype(dtype)
+    y = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 3, n) + 1j * rng.standard_normal(n)).astype(dtype)
+    y[::3] = np.round(y[::3].real * 3)  # integer exponents (np.power multiplies those out)
+    check(lambda m, x, y: parts(m, x ** y), x, y, **EXACT)
+    check(lambda m, x: parts(m, x ** (1.5 - 0.5j)), x, **EXACT)

@@ -101,3 +101,51 @@ def axpy(x, y, alpha):
     """x + alpha * y as torch's complex add kernel computes it (alpha a complex scalar)."""
     xp = _xp(y)
     return xp.add(x, cmul(xp.asarray(alpha, dtype=y.dtype), y))
+
+
+def c99_mul(x, y):
+    """x * y as C's ``_Complex`` product (libgcc's __mulsc3/__muldc3): the textbook formula,
+    each product rounded, then C99 Annex G's recovery where both parts came out NaN but an
+    operand or a product is infinite (the infinite operand boxed to +-1 or 0, NaN partners to
+    0, the products scaled by infinity)."""
+    xp = _xp(x)
+    x, y = xp.broadcast_arrays(xp.asarray(x), xp.asarray(y))
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    ac, bd, ad, bc = a * c, b * d, a * d, b * c
+    out = xp.empty(ac.shape, dtype=xp.result_type(x.dtype, y.dtype))
+    out.real, out.imag = ac - bd, ad + bc
+    bad = xp.isnan(out.real) & xp.isnan(out.imag)
+    if not bad.any():
+        return out
+    a, b, c, d = (v[bad] for v in (a, b, c, d))
+    ac, bd, ad, bc = (v[bad] for v in (ac, bd, ad, bc))
+    inf_x = xp.isinf(a) | xp.isinf(b)
+    inf_y = xp.isinf(c) | xp.isinf(d)
+
+    def box(u):  # copysign(isinf(u) ? 1 : 0, u)
+        return xp.copysign(xp.isinf(u).astype(u.dtype), u)
+
+    def zero_nan(u, where):  # a NaN partner of an infinite operand becomes a signed 0
+        return xp.where(where & xp.isnan(u), xp.copysign(u.dtype.type(0), u), u)
+
+    a, b = xp.where(inf_x, box(a), a), xp.where(inf_x, box(b), b)
+    c, d = zero_nan(c, inf_x), zero_nan(d, inf_x)
+    c, d = xp.where(inf_y, box(c), c), xp.where(inf_y, box(d), d)
+    a, b = zero_nan(a, inf_y), zero_nan(b, inf_y)
+    inf_p = ~(inf_x | inf_y) & (xp.isinf(ac) | xp.isinf(bd) | xp.isinf(ad) | xp.isinf(bc))
+    a, b, c, d = (zero_nan(v, inf_p) for v in (a, b, c, d))
+    recalc = inf_x | inf_y | inf_p
+    inf = a.dtype.type(xp.inf)
+    re = xp.where(recalc, inf * (a * c - b * d), out.real[bad])
+    im = xp.where(recalc, inf * (a * d + b * c), out.imag[bad])
+    out.real[bad], out.imag[bad] = re, im
+    return out
+
+
+def cpow(x, y):
+    """x ** y for complex x, y as torch's CPU kernels compute it: std::pow of std::complex, which
+    is glibc's cpow, ``cexp(y * clog(x))`` (NumPy's complex log and exp are those functions;
+    np.power differs: it multiplies out integer exponents and makes 0 ** 0 one)."""
+    xp = _xp(x)
+    with np.errstate(all="ignore"):
+        return xp.exp(c99_mul(y, xp.log(x)))

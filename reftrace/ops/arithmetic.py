@@ -491,6 +491,8 @@ def _powi(base, exp):
 
 
 def _pow_arrays(base, exp):
+    if base.dtype.kind == "c":
+        return _complex_arith.cpow(base, exp)
     return _powi(base, exp) if base.dtype.kind in "iu" else np.power(base, exp)
 
 
@@ -534,7 +536,7 @@ def _pow_scalar(self, exponent):
     elif dt.category <= 1:
         arr = _powi(x, dt.np.type(checked_scalar(exponent, dt)))
     else:
-        arr = np.power(x, dt.np.type(exponent))
+        arr = (_complex_arith.cpow if dt.is_complex else np.power)(x, dt.np.type(exponent))
     return pointwise_result(arr.astype(dt.np, copy=False), dt, self.device, (self,))
 
 
