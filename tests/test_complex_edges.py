@@ -167,3 +167,23 @@ def test_pow_random_values_bit_exact(dtype):
     y[::3] = np.round(y[::3].real * 3)  # integer exponents (np.power multiplies those out)
     check(lambda m, x, y: parts(m, x ** y), x, y, **EXACT)
     check(lambda m, x: parts(m, x ** (1.5 - 0.5j)), x, **EXACT)
+
+
+# -- logcumsumexp: _log_add_exp_helper folded along the dimension -------------------------------------
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_logcumsumexp_complex_large_and_special(dtype):
+    """Large real parts (exp's sum overflows, the log does not), infinities and NaNs. complex64
+    accumulates in complex128 and is bit-exact; complex128 may differ in the last bit (NumPy's
+    complex log1p, not c10's)."""
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((40, 6)) * 3000 + 1j * rng.standard_normal((40, 6)) * 5).astype(dtype)
+    x[3, 2] = complex(np.inf, 1)
+    x[7, 3] = complex(-np.inf, 0)
+    x[9, 4] = complex(np.nan, 0)
+    x[5, 5] = complex(np.inf, 0)
+    x[6, 5] = complex(np.inf, 2)
+    tol = EXACT if dtype == "complex64" else {}
+    for dim in (0, 1, -1):
+        check(lambda m, x: m.logcumsumexp(x, dim), x, **tol)
+    check(lambda m, x: m.logcumsumexp(x.t(), 0), x, **tol)

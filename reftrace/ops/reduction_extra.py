@@ -277,8 +277,21 @@ def logcumsumexp(self, dim):
     wide = np.float64 if not dt.is_complex else np.complex128
     with np.errstate(all="ignore"):
         r = np.logaddexp.accumulate(a.astype(wide), axis=axis) if not dt.is_complex else \
-            np.log(np.cumsum(np.exp(a.astype(wide)), axis=axis))
+            _logcumsumexp_complex(a.astype(wide), axis)
     return _fresh(r.astype(dt.np), dt, self.device)
+
+
+def _logcumsumexp_complex(a, axis):
+    """logcumsumexp_cpu_kernel for complex: ``cum = _log_add_exp_helper(x, cum)`` along the
+    dimension from ``-inf``, in the accumulate type (complex128), never exp's sum (which
+    overflows where the log of it does not)."""
+    from .binary_ops import _logaddexp_arrays
+    a = np.moveaxis(a, axis, 0)
+    out = np.empty_like(a)
+    cum = np.full(a.shape[1:], complex(-np.inf, 0), a.dtype)
+    for i in range(a.shape[0]):
+        cum = out[i] = _logaddexp_arrays(a[i], cum)
+    return np.moveaxis(out, 0, axis)
 
 
 derivatives(logcumsumexp, {"self": "logcumsumexp_backward(grad, self, result, dim)"})
