@@ -187,3 +187,13 @@ def test_logcumsumexp_complex_large_and_special(dtype):
     for dim in (0, 1, -1):
         check(lambda m, x: m.logcumsumexp(x, dim), x, **tol)
     check(lambda m, x: m.logcumsumexp(x.t(), 0), x, **tol)
+
+
+def test_renorm_complex_uses_magnitudes():
+    """The norm of a complex slice is of its magnitudes (reftrace's was of the real parts)."""
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal((4, 3, 5)) + 1j * rng.standard_normal((4, 3, 5))).astype("complex64")
+    for p, dim, maxnorm in ((2, 0, 1.0), (1, 1, 2.5), (3, -1, 0.5), (float("inf"), 2, 1.0)):
+        check(lambda m, x: m.renorm(x, p, dim, maxnorm), x)
+        check(lambda m, x: m.renorm(x, p, dim, 100.0), x)
+    check(lambda m, x: m.renorm(x.to(m.complex128), 2, 0, 1.0), x)

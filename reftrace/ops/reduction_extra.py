@@ -574,11 +574,14 @@ def renorm(self, p, dim, maxnorm):
     a = self._array
     d = _wrap_dim(dim, a.ndim)
     axes = tuple(i for i in range(a.ndim) if i != d)
-    wide = a.astype(np.float64 if a.dtype != np.float64 else a.dtype)
+    # (a complex tensor's norm is of its magnitudes, in the real dtype: the factor is computed
+    # there, then cast to the complex dtype for the product)
+    real = np.abs(a) if a.dtype.kind == "c" else a
+    wide = real.astype(np.float64 if real.dtype != np.float64 else real.dtype)
     norms = (np.sum(np.abs(wide) ** p, axis=axes, keepdims=True) ** (1.0 / p)) if p != float("inf") else \
         np.max(np.abs(wide), axis=axes, keepdims=True)
-    norms = norms.astype(a.dtype).astype(np.float64)
-    factor = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0).astype(a.dtype)
+    norms = norms.astype(real.dtype).astype(np.float64)
+    factor = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0).astype(real.dtype).astype(a.dtype)
     return _fresh(np.ascontiguousarray(a * factor), self.dtype, self.device)
 
 
