@@ -43,41 +43,63 @@ def mul_on(x, y, plan):
     """x * y (complex arrays of one dtype) as cpu_kernel_vec's mul computes it over ``plan``."""
     if _xp(x) is not np:  # (another device's kernels: the textbook formula)
         return cmul(x, y)
-    return on_loops(plan, np.result_type(x.dtype, y.dtype), lambda: cmul(x, y),
-                    lambda: np.multiply(x, y), binary_tail)
+    return on_loops(plan, np.result_type(x.dtype, y.dtype), (x, y), cmul, np.multiply, binary_tail)
+
+
+def _cube_rounded(x):
+    return cmul(cmul(x, x), x)
+
+
+def _cube_fused(x):
+    return np.multiply(np.multiply(x, x), x)
 
 
 def power_on(x, exponent, plan):
     """x ** 2 or x ** 3 as pow_tensor_scalar_optimized_kernel computes it over ``plan``
     (``base * base (* base)``: the vector product, or the compiled scalar one)."""
     if _xp(x) is not np:
-        return cmul(cmul(x, x), x) if exponent == 3 else cmul(x, x)
+        return _cube_rounded(x) if exponent == 3 else cmul(x, x)
     if exponent == 2:
-        return on_loops(plan, x.dtype, lambda: cmul(x, x), lambda: np.multiply(x, x), lambda t, s: ())
+        return on_loops(plan, x.dtype, (x,), lambda v: cmul(v, v), lambda v: np.multiply(v, v),
+                        lambda t, s: ())
     # (the odd last element of a complex64 basic_loop run of the cube gets yet another mix of
     # fused and rounded products, not reproduced: a last-bit difference at most, for finite ones)
-    return on_loops(plan, x.dtype, lambda: cmul(cmul(x, x), x),
-                    lambda: np.multiply(np.multiply(x, x), x), lambda t, s: ())
+    return on_loops(plan, x.dtype, (x,), _cube_rounded, _cube_fused, lambda t, s: ())
 
 
-def on_loops(plan, dtype, vector, scalar, tail):
-    """The vector op's results (``vector()``) where vectorized_loop's blocks computed them, the
-    compiled scalar loop's (``scalar()``: fused products, NumPy's) elsewhere, except at the
-    complex64 row positions ``tail(t, plan.scalar)`` of the ``t`` elements after the blocks,
-    where the compiled loop rounds each product."""
+def on_loops(plan, dtype, arrays, vector, scalar, tail):
+    """``vector(*arrays)`` (the vector op) where vectorized_loop's blocks compute the elements,
+    ``scalar(*arrays)`` (the compiled scalar loop: fused products, NumPy's) elsewhere, except at
+    the complex64 row positions ``tail(t, plan.scalar)`` of the ``t`` elements after the blocks,
+    where the compiled loop rounds each product. (Callers run under arithmetic's ``quiet``: no
+    floating-point warnings.)"""
     start, n0 = plan.body_end(_BLOCK[np.dtype(dtype)]), plan.n0
     rounded = tail(n0 - start, plan.scalar) if dtype == np.complex64 else ()
-    with np.errstate(all="ignore"):
-        if start == n0 or len(rounded) == n0:
-            return vector()
-        fused = scalar()
-        if start == 0 and not rounded:
-            return fused
-        j = plan.row_index()
-        mask = j < start
-        for k in rounded:
-            mask = mask | (j == start + k)
-        return np.where(mask, vector(), fused)
+    if start == n0 or len(rounded) == n0:
+        return vector(*arrays)
+    if start == 0 and not rounded:
+        return scalar(*arrays)
+    if plan.c_order:  # one row, in memory order: fix the flattened result's few odd ones
+        flat = [(a if a.shape == plan.shape else np.broadcast_to(a, plan.shape)).reshape(-1)
+                for a in arrays]
+        if start:  # blocks, then the tail's scalar results but at ``rounded``
+            out = np.ascontiguousarray(vector(*arrays))
+            res = out.reshape(-1)
+            tail_vals = scalar(*(f[start:] for f in flat))
+            if rounded:
+                tail_vals[list(rounded)] = res[[start + k for k in rounded]]
+            res[start:] = tail_vals
+        else:  # basic_loop's scalar results but at ``rounded``
+            out = np.ascontiguousarray(scalar(*arrays))
+            res = out.reshape(-1)
+            idx = list(rounded)
+            res[idx] = vector(*(f[idx] for f in flat))
+        return out
+    j = plan.row_index()
+    mask = j < start
+    for k in rounded:
+        mask = mask | (j == start + k)
+    return np.where(mask, vector(*arrays), scalar(*arrays))
 
 
 def binary_tail(t, scalar):
@@ -88,13 +110,6 @@ def binary_tail(t, scalar):
     if scalar:
         return tuple(range(t)) if t <= 4 else (0,) + tuple(range(5, t))
     return (t - 1,) if t % 2 else ()
-
-
-def multiply(x, y):
-    """np.multiply, with torch's complex product."""
-    if x.dtype.kind == "c" and y.dtype.kind == "c":
-        return cmul(x, y)
-    return np.multiply(x, y)
 
 
 def axpy(x, y, alpha):

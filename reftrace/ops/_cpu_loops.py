@@ -12,6 +12,8 @@ one fuses into FMAs), the result depends on this geometry, which ``LoopPlan`` re
 (Tensors of 32768 elements or more are split between threads at element offsets that depend on
 torch's thread count; the plan assumes one thread, as smaller tensors always are.)
 """
+import math
+
 import numpy as np
 
 from .._tensor import contiguous_strides
@@ -55,7 +57,9 @@ class LoopPlan:
                 break
             group.append(d)
         self.group = group
-        self.n0 = int(np.prod([shape[d] for d in group], dtype=np.int64)) if group else 1
+        # (the whole iteration one row, in C order: the flattened operands' order)
+        self.c_order = group == [d for d in range(ndim - 1, -1, -1) if shape[d] != 1]
+        self.n0 = math.prod(shape[d] for d in group)
         inner = [st[group[0]] if group else 1 for st in strides]
         out, ins = inner[0], inner[1:]
         # is_contiguous<traits> or is_contiguous_scalar<traits, S> (one input broadcast)
@@ -82,4 +86,18 @@ class LoopPlan:
 
 def pointwise_plan(shape, out_strides, inputs, compute_dtype):
     """The LoopPlan of a pointwise op over tensors ``inputs`` computing in ``compute_dtype``."""
+    shape = tuple(shape)
+    if out_strides is None and all(t._stride is None and t._array.shape == shape
+                                   and t.dtype is compute_dtype for t in inputs):
+        return _contiguous_plan(shape)  # (the common case, without the walk)
     return LoopPlan(shape, out_strides, [operand_strides(t, compute_dtype) for t in inputs])
+
+
+def _contiguous_plan(shape):
+    """LoopPlan of contiguous operands and result of one shape: coalesced into one row."""
+    plan = LoopPlan.__new__(LoopPlan)
+    plan.shape = shape
+    plan.group = [d for d in range(len(shape) - 1, -1, -1) if shape[d] != 1]
+    plan.n0 = math.prod(shape)
+    plan.vec, plan.scalar, plan.c_order = True, False, True
+    return plan
