@@ -197,3 +197,31 @@ def test_renorm_complex_uses_magnitudes():
         check(lambda m, x: m.renorm(x, p, dim, maxnorm), x)
         check(lambda m, x: m.renorm(x, p, dim, 100.0), x)
     check(lambda m, x: m.renorm(x.to(m.complex128), 2, 0, 1.0), x)
+
+
+# -- in place: the output is an input ----------------------------------------------------------------
+
+INPLACE = {
+    "strided_self": lambda m, x, y: x[:, ::2].mul_(y[:, ::2]),  # basic_loop fails GCC's overlap check
+    "strided_self_other_contiguous": lambda m, x, y: x[:, ::2].mul_(y[:, :7]),
+    "transposed_self": lambda m, x, y: x.t().mul_(y.t()),
+    "self_other_transposed": lambda m, x, y: x.t().contiguous().mul_(y.t()),
+    "rows_7": lambda m, x, y: x[:, :7].mul_(y[:, 1:8]),  # vectorized_loop's tail: as out of place
+    "rows_11": lambda m, x, y: x[:, :11].mul_(y[:, 1:12]),
+    "contiguous": lambda m, x, y: x.mul_(y),
+    "imul": lambda m, x, y: x.__imul__(y),
+    "flat_13": lambda m, x, y: x.reshape(-1)[:13].mul_(y.reshape(-1)[:13]),
+    "scalar": lambda m, x, y: x[:, :7].mul_(2 - 1j),
+    "scalar_strided": lambda m, x, y: x[:, ::2].mul_(2 - 1j),
+    "broadcast": lambda m, x, y: x[:, :11].mul_(y[0, :11]),
+    "square_": lambda m, x, y: x[:, :7].square_(),
+    "square_strided": lambda m, x, y: x[:, ::2].square_(),
+}
+
+
+@pytest.mark.parametrize("case", INPLACE)
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_inplace_mul_rounds_as_torchs_loops(case, dtype):
+    x, y = edge_pairs(117, dtype, seed=9)
+    fn = INPLACE[case]
+    check(lambda m, x, y: parts(m, fn(m, x, y)), x.reshape(9, 13), y.reshape(9, 13), **EXACT)

@@ -61,20 +61,20 @@ def power_on(x, exponent, plan):
         return _cube_rounded(x) if exponent == 3 else cmul(x, x)
     if exponent == 2:
         return on_loops(plan, x.dtype, (x,), lambda v: cmul(v, v), lambda v: np.multiply(v, v),
-                        lambda t, s: ())
+                        lambda t, p: ())
     # (the odd last element of a complex64 basic_loop run of the cube gets yet another mix of
     # fused and rounded products, not reproduced: a last-bit difference at most, for finite ones)
-    return on_loops(plan, x.dtype, (x,), _cube_rounded, _cube_fused, lambda t, s: ())
+    return on_loops(plan, x.dtype, (x,), _cube_rounded, _cube_fused, lambda t, p: ())
 
 
 def on_loops(plan, dtype, arrays, vector, scalar, tail):
     """``vector(*arrays)`` (the vector op) where vectorized_loop's blocks compute the elements,
     ``scalar(*arrays)`` (the compiled scalar loop: fused products, NumPy's) elsewhere, except at
-    the complex64 row positions ``tail(t, plan.scalar)`` of the ``t`` elements after the blocks,
+    the complex64 row positions ``tail(t, plan)`` of the ``t`` elements after the blocks,
     where the compiled loop rounds each product. (Callers run under arithmetic's ``quiet``: no
     floating-point warnings.)"""
     start, n0 = plan.body_end(_BLOCK[np.dtype(dtype)]), plan.n0
-    rounded = tail(n0 - start, plan.scalar) if dtype == np.complex64 else ()
+    rounded = tail(n0 - start, plan) if dtype == np.complex64 else ()
     if start == n0 or len(rounded) == n0:
         return vector(*arrays)
     if start == 0 and not rounded:
@@ -102,12 +102,16 @@ def on_loops(plan, dtype, arrays, vector, scalar, tail):
     return np.where(mask, vector(*arrays), scalar(*arrays))
 
 
-def binary_tail(t, scalar):
+def binary_tail(t, plan):
     """The positions, among the ``t`` elements of a complex64 row that basic_loop computes, that
     the compiled scalar loop of mul computes with rounded products (measured): GCC vectorized it
     two elements at a time, the odd last one alone; with a stride-0 input (vectorized_loop's tail
-    with a scalar) four at a time from the second element, and not at all below five."""
-    if scalar:
+    with a scalar) four at a time from the second element, and not at all below five. In place
+    (the output is an input), a row basic_loop runs with runtime strides fails GCC's overlap
+    check: all of it is the plain scalar loop."""
+    if plan.aliased and not plan.vec:
+        return tuple(range(t))
+    if plan.scalar:
         return tuple(range(t)) if t <= 4 else (0,) + tuple(range(5, t))
     return (t - 1,) if t % 2 else ()
 

@@ -34,6 +34,8 @@ class LoopPlan:
     (whether rows run through vectorized_loop), ``scalar`` (vectorized, one input broadcast: its
     tail's basic_loop reads that input with stride 0), and each element's index in its row."""
 
+    aliased = False  # (set for an in-place op: the output is its first input)
+
     def __init__(self, shape, out_strides, in_layouts):
         shape = tuple(shape)
         self.shape = shape

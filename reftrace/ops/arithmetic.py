@@ -335,21 +335,30 @@ def mul(self, other):
     return binary(self, other, np.multiply)
 
 
-def _looped_cmul(*inputs):
-    """The complex product over ``inputs``' TensorIterator: the vector and scalar loops of
-    torch's mul kernel round differently (_complex_arith.mul_on)."""
+def _looped_cmul(*inputs, into=None):
+    """The complex product over ``inputs``' TensorIterator (``into``: the in-place output): the
+    vector and scalar loops of torch's mul kernel round differently (_complex_arith.mul_on)."""
     def fn(*arrays):
         shape = broadcast_shapes(*(a.shape for a in arrays))
-        plan = pointwise_plan(shape, pointwise_strides(shape, inputs), inputs, D.BY_NUMPY[arrays[0].dtype])
+        out_strides = pointwise_strides(shape, inputs) if into is None else into.stride()
+        plan = pointwise_plan(shape, out_strides, inputs, D.BY_NUMPY[arrays[0].dtype])
+        if into is not None:
+            plan.aliased = True
         return _complex_arith.mul_on(*arrays, plan)
     return fn
+
+
+def _mul_inplace(self, other):
+    if self.dtype.is_complex or other.dtype.is_complex:
+        return binary(self, other, _looped_cmul(self, other, into=self))
+    return binary(self, other, np.multiply)
 
 
 _MUL = {"self": "mul_tensor_backward(grad, other, self.dtype)",
         "other": "mul_tensor_backward(grad, self, other.dtype)"}
 derivatives(mul, _MUL)
 mul_ = derivatives(op("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-                      variants=("method",))(inplace(mul.kernel)), _MUL)
+                      variants=("method",))(inplace(_mul_inplace)), _MUL)
 
 
 # -- division -------------------------------------------------------------------------------------
