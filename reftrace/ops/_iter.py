@@ -169,16 +169,22 @@ def empty_strided_array(xp, shape, strides, np_dtype):
     return xp.ndarray(shape, dtype=np_dtype, memptr=buf.data, strides=[s * itemsize for s in strides])
 
 
+def pointwise_strides(shape, inputs):
+    """The strides pointwise_result gives a result of ``shape`` over ``inputs`` (None: contiguous)."""
+    if len(shape) <= 1 or (all(t._stride is None for t in inputs) and 0 not in shape and 1 not in shape):
+        # contiguous inputs (even broadcast ones) give a contiguous result; with size-0/1 dims,
+        # equal strides leave the order to the sizes (TensorIterator's reorder_dimensions)
+        return None
+    return output_strides(shape, inputs)
+
+
 def pointwise_result(array, dtype, device, inputs):
     """Wrap a pointwise kernel's result with the layout torch would give it."""
     if isinstance(array, np.generic):  # NumPy ufuncs return scalars for 0-dim inputs
         array = np.asarray(array)
-    shape = array.shape
-    if len(shape) <= 1 or (all(t._stride is None for t in inputs) and 0 not in shape and 1 not in shape):
-        # contiguous inputs (even broadcast ones) give a contiguous result; with size-0/1 dims,
-        # equal strides leave the order to the sizes (TensorIterator's reorder_dimensions)
+    strides = pointwise_strides(array.shape, inputs)
+    if strides is None:
         return _fresh(array, dtype, device)
-    strides = output_strides(shape, inputs)
     if strides is not None and array.strides == tuple(s * array.itemsize for s in strides) \
             and array.base is None and all(array is not t._array for t in inputs):
         # NumPy's "K" order already laid the new result out as torch does (the usual case for

@@ -20,7 +20,8 @@ from .. import _dtype as D
 from .._promotion import check_inplace_cast, result_type
 from .._tensor import Tensor, _data_ptr, _fresh, scalar_to_tensor, xp_of
 from .._frames import warn_at_caller
-from ._iter import broadcast_shapes, like_result, pointwise_result
+from ._iter import broadcast_shapes, like_result, pointwise_result, pointwise_strides
+from ._cpu_loops import pointwise_plan
 from . import _complex_arith
 from ._cpu_loop import broadcast_strides, vectorized_mask
 from ._fma import fma
@@ -345,14 +346,35 @@ derivatives(op("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 @op("mul.Tensor(Tensor self, Tensor other) -> Tensor", variants=("function", "method"))
 @quiet
 def mul(self, other):
-    return binary(self, other, _complex_arith.multiply)
+    if self.dtype.is_complex or other.dtype.is_complex:
+        return binary(self, other, _looped_cmul(self, other))
+    return binary(self, other, np.multiply)
+
+
+def _looped_cmul(*inputs, into=None):
+    """The complex product over ``inputs``' TensorIterator (``into``: the in-place output): the
+    vector and scalar loops of torch's mul kernel round differently (_complex_arith.mul_on)."""
+    def fn(*arrays):
+        shape = broadcast_shapes(*(a.shape for a in arrays))
+        out_strides = pointwise_strides(shape, inputs) if into is None else into.stride()
+        plan = pointwise_plan(shape, out_strides, inputs, D.BY_NUMPY[arrays[0].dtype])
+        if into is not None:
+            plan.aliased = True
+        return _complex_arith.mul_on(*arrays, plan)
+    return fn
+
+
+def _mul_inplace(self, other):
+    if self.dtype.is_complex or other.dtype.is_complex:
+        return binary(self, other, _looped_cmul(self, other, into=self))
+    return binary(self, other, np.multiply)
 
 
 _MUL = {"self": "mul_tensor_backward(grad, other, self.dtype)",
         "other": "mul_tensor_backward(grad, self, other.dtype)"}
 derivatives(mul, _MUL)
 mul_ = derivatives(op("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-                      variants=("method",))(inplace(mul.kernel)), _MUL)
+                      variants=("method",))(inplace(_mul_inplace)), _MUL)
 
 # The Scalar overloads that torch's C++ composites reach: `t * 0.5` and `1 + t` in C++ call
 # mul.Scalar / add.Scalar, whose nodes are MulBackward1 / AddBackward1. Python never binds them
@@ -504,6 +526,8 @@ def _powi(base, exp):
 
 
 def _pow_arrays(base, exp):
+    if base.dtype.kind == "c":
+        return _complex_arith.cpow(base, exp)
     return _powi(base, exp) if base.dtype.kind in "iu" else np.power(base, exp)
 
 
@@ -539,14 +563,15 @@ def _pow_scalar(self, exponent):
     if dt is D.float16:  # no fast paths: pow in float with a Half exponent
         arr = np.power(x, np.float16(checked_scalar(exponent, dt)))
     elif dt.is_complex and exponent in (2, 3):  # torch's base * base (* base): its complex product
-        arr = _complex_arith.cmul(x, x)
-        arr = _complex_arith.cmul(arr, x) if exponent == 3 else arr
+        shape = x.shape
+        plan = pointwise_plan(shape, pointwise_strides(shape, (self,)), (self,), dt)
+        arr = _complex_arith.power_on(x, exponent, plan)
     elif special is not None and (dt.category >= 2 or exponent in (2, 3)):
         arr = special(x)
     elif dt.category <= 1:
         arr = _powi(x, dt.np.type(checked_scalar(exponent, dt)))
     else:
-        arr = np.power(x, dt.np.type(exponent))
+        arr = (_complex_arith.cpow if dt.is_complex else np.power)(x, dt.np.type(exponent))
     return pointwise_result(arr.astype(dt.np, copy=False), dt, self.device, (self,))
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtype as D
 from .._math_bits import CONJ, NEG, materialize, set_bits
 from .._tensor import _fresh, _view_of, xp_of
-from ._iter import broadcast_shapes, pointwise_result
+from ._iter import broadcast_shapes, like_result, pointwise_result, strides_for, wrap_strided
 from ._pointwise_helpers import as_np, float_of, unary
 from ._registry import composite, derivatives, op
 
@@ -96,7 +96,9 @@ derivatives(_neg_view, {"self": "grad.neg()"})
 def conj_physical(self):
     if not self.dtype.is_complex:
         return self
-    return unary(self, xp_of(self).conjugate)
+    # _conj_physical writes into at::empty_like(self): self's strides kept when dense (an empty
+    # tensor's too, whatever they are), not TensorIterator's
+    return like_result(xp_of(self).conjugate(self._array), self.dtype, self.device, self)
 
 
 derivatives(conj_physical, {"self": "grad.conj_physical()"})
@@ -232,10 +234,14 @@ derivatives(angle, {"self": "angle_backward(grad, self)"})
 @op("isreal(Tensor self) -> Tensor", variants=("function", "method"))
 def isreal(self):
     xp = xp_of(self)
-    if not self.dtype.is_complex:
-        return pointwise_result(xp.ones(self._array.shape, dtype=np.bool_), D.bool, self.device,
-                                (self,))
-    return pointwise_result(self._array.imag == 0, D.bool, self.device, (self,))
+    if not self.dtype.is_complex:  # at::ones_like(self, kBool): empty_like's layout
+        return like_result(xp.ones(self._array.shape, dtype=np.bool_), D.bool, self.device, self)
+    # torch: ``at::imag(self) == 0``, a TensorIterator over the imaginary view (twice self's
+    # strides) and a 0-dim scalar (so never its same-shape fast path: an empty input's result
+    # gets TensorIterator's own size-0-multiplied strides)
+    shape = self._array.shape
+    strides = strides_for(shape, [(shape, tuple(_real_strides(self))), ((), ())])
+    return wrap_strided(self._array.imag == 0, D.bool, self.device, strides)
 
 
 def _complex_inputs(a, b, name_a, name_b):

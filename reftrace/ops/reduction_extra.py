@@ -277,8 +277,21 @@ def logcumsumexp(self, dim):
     wide = np.float64 if not dt.is_complex else np.complex128
     with np.errstate(all="ignore"):
         r = np.logaddexp.accumulate(a.astype(wide), axis=axis) if not dt.is_complex else \
-            np.log(np.cumsum(np.exp(a.astype(wide)), axis=axis))
+            _logcumsumexp_complex(a.astype(wide), axis)
     return _fresh(r.astype(dt.np), dt, self.device)
+
+
+def _logcumsumexp_complex(a, axis):
+    """logcumsumexp_cpu_kernel for complex: ``cum = _log_add_exp_helper(x, cum)`` along the
+    dimension from ``-inf``, in the accumulate type (complex128), never exp's sum (which
+    overflows where the log of it does not)."""
+    from .binary_ops import _logaddexp_arrays
+    a = np.moveaxis(a, axis, 0)
+    out = np.empty_like(a)
+    cum = np.full(a.shape[1:], complex(-np.inf, 0), a.dtype)
+    for i in range(a.shape[0]):
+        cum = out[i] = _logaddexp_arrays(a[i], cum)
+    return np.moveaxis(out, 0, axis)
 
 
 derivatives(logcumsumexp, {"self": "logcumsumexp_backward(grad, self, result, dim)"})
@@ -561,11 +574,14 @@ def renorm(self, p, dim, maxnorm):
     a = self._array
     d = _wrap_dim(dim, a.ndim)
     axes = tuple(i for i in range(a.ndim) if i != d)
-    wide = a.astype(np.float64 if a.dtype != np.float64 else a.dtype)
+    # (a complex tensor's norm is of its magnitudes, in the real dtype: the factor is computed
+    # there, then cast to the complex dtype for the product)
+    real = np.abs(a) if a.dtype.kind == "c" else a
+    wide = real.astype(np.float64 if real.dtype != np.float64 else real.dtype)
     norms = (np.sum(np.abs(wide) ** p, axis=axes, keepdims=True) ** (1.0 / p)) if p != float("inf") else \
         np.max(np.abs(wide), axis=axes, keepdims=True)
-    norms = norms.astype(a.dtype).astype(np.float64)
-    factor = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0).astype(a.dtype)
+    norms = norms.astype(real.dtype).astype(np.float64)
+    factor = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0).astype(real.dtype).astype(a.dtype)
     return _fresh(np.ascontiguousarray(a * factor), self.dtype, self.device)
 
 
