@@ -3,7 +3,7 @@ compared bit for bit with torch 2.13 (atol = rtol = 0).
 
 add / sub with alpha: the vectorized op computes fmadd in float and rounds once, the scalar op
 (the tail of a row, non-contiguous rows) rounds alpha * other to Half first
-(reftrace/ops/_cpu_loop.py says which elements take which path)."""
+(reftrace/ops/_cpu_loops.py says which elements take which path)."""
 import pytest
 
 from oracle import check, sample

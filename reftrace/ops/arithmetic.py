@@ -23,7 +23,6 @@ from .._frames import warn_at_caller
 from ._iter import broadcast_shapes, like_result, pointwise_result, pointwise_strides
 from ._cpu_loops import pointwise_plan
 from . import _complex_arith
-from ._cpu_loop import broadcast_strides, vectorized_mask
 from ._fma import fma
 from ._pointwise_helpers import as_np, binary, float_of, unary, write_inplace
 from ._registry import OVERLOADS, PACKETS, composite, derivatives, op
@@ -258,8 +257,9 @@ def _axpy(self, other, alpha):
                 vec = (xf + prod).astype(np.float16)
                 scal = (xf + prod.astype(np.float16).astype(np.float32)).astype(np.float16)
             shape = np.broadcast_shapes(x.shape, y.shape)
-            mask, _ = vectorized_mask(shape, [broadcast_strides(t, shape) for t in (self, other)], 2)
-            return np.where(mask, vec, scal)
+            plan = pointwise_plan(shape, pointwise_strides(shape, (self, other)), (self, other), dt)
+            # vectorized_loop's blocks: 2 * Vectorized<Half>::size() == 32 elements
+            return np.where(plan.row_index() < plan.body_end(32), vec, scal)
         if dt is D.float32:
             # the compiler contracts the scalar op too (fmadd). Not modelled: in a vectorized
             # row's tail with other the broadcast scalar, GCC's auto-vectorized remainder
