@@ -62,25 +62,27 @@ def _real(dt):
     return np.dtype(np.float32) if dt in (np.complex64, np.float32) else np.dtype(np.float64)
 
 
-def _lincomb(mats, coeffs, dt):
-    """_compute_linear_combination for one output: 0 += mats[j] * coeff[j], in order."""
-    r = _real(dt).type
+def _lincomb(mats, coeffs, dt=None):
+    """_compute_linear_combination for one output: 0 += mats[j] * coeff[j], in order (the
+    coefficients converted to dt's real type; dt None: already of the matrices' type)."""
+    r = _real(dt).type if dt is not None else (lambda c: c)
     out = np.zeros_like(mats[0])
     for m, c in zip(mats, coeffs):
         out = out + m * r(c)
     return out
 
 
-def _powers(a, k):
+def _powers(a, k, mm=None):
     """_fill_matrix_powers: the first k of I, A, A^2, A^3 (= A A^2), A^6 (= A^3 A^3)."""
+    mm = mm or _mm
     eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
     ps = [eye, a]
     if k > 2:
-        ps.append(_mm(a, a))
+        ps.append(mm(a, a))
     if k > 3:
-        ps.append(_mm(a, ps[2]))
+        ps.append(mm(a, ps[2]))
     if k > 4:
-        ps.append(_mm(ps[3], ps[3]))
+        ps.append(mm(ps[3], ps[3]))
     return ps[:k]
 
 
@@ -212,23 +214,8 @@ def _h_mm(a, b):
     return acc.astype(np.float16)
 
 
-def _h_lincomb(mats, coeffs):
-    out = np.zeros_like(mats[0])
-    for m, c in zip(mats, coeffs):
-        out = out + m * c
-    return out
-
-
 def _h_powers(a, k):
-    eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
-    ps = [eye, a]
-    if k > 2:
-        ps.append(_h_mm(a, a))
-    if k > 3:
-        ps.append(_h_mm(a, ps[2]))
-    if k > 4:
-        ps.append(_h_mm(ps[3], ps[3]))
-    return ps[:k]
+    return _powers(a, k, _h_mm)
 
 
 def _h_sum0(ps):
@@ -251,18 +238,18 @@ def _h_t2(a):
 
 def _h_t4(a):
     ps = _h_powers(a, 3)
-    p = _h_mm(ps[2], _h_lincomb(ps, _as_half_blob((1 / 2.0, 1 / 6.0, 1 / 24.0), 3)))
-    return _h_lincomb(ps + [p], _as_half_blob((1.0, 1.0, 0.0, 1.0), 4))
+    p = _h_mm(ps[2], _lincomb(ps, _as_half_blob((1 / 2.0, 1 / 6.0, 1 / 24.0), 3)))
+    return _lincomb(ps + [p], _as_half_blob((1.0, 1.0, 0.0, 1.0), 4))
 
 
 def _h_t8(a):
     x1, x2, x3, x4, x5, x6, x7, y2 = (float(v) for v in _t8_constants(np.float64))
     ps = _h_powers(a, 3)
-    a4 = _h_mm(ps[2], _h_lincomb(ps[1:3], _as_half_blob((x1, x2), 2)))
+    a4 = _h_mm(ps[2], _lincomb(ps[1:3], _as_half_blob((x1, x2), 2)))
     ps.append(a4)
-    a8 = _h_mm(_h_lincomb(ps[2:4], _as_half_blob((x3, 1.0), 2)),
-               _h_lincomb(ps[0:4], _as_half_blob((x4, x5, x6, x7), 4)))
-    return _h_lincomb(ps + [a8], _as_half_blob((1.0, 1.0, y2, 0.0, 1.0), 5))
+    a8 = _h_mm(_lincomb(ps[2:4], _as_half_blob((x3, 1.0), 2)),
+               _lincomb(ps[0:4], _as_half_blob((x4, x5, x6, x7), 4)))
+    return _lincomb(ps + [a8], _as_half_blob((1.0, 1.0, y2, 0.0, 1.0), 5))
 
 
 def _h_table(b):
@@ -272,7 +259,7 @@ def _h_table(b):
 
 def _h_t12(a):
     ps = _h_powers(a, 4)
-    bs = [_h_lincomb(ps, row) for row in _h_table(_B12)]
+    bs = [_lincomb(ps, row) for row in _h_table(_B12)]
     bs[2] = bs[2] + _h_mm(bs[3], bs[3])
     bs[1] = bs[1] + bs[2]
     return bs[0] + _h_mm(bs[1], bs[2])
@@ -280,7 +267,7 @@ def _h_t12(a):
 
 def _h_t18(a):
     ps = _h_powers(a, 5)
-    bs = [_h_lincomb(ps, row) for row in _h_table(_B18)]
+    bs = [_lincomb(ps, row) for row in _h_table(_B18)]
     bs[3] = bs[3] + _h_mm(bs[0], bs[4])
     bs[2] = bs[2] + bs[3]
     return bs[1] + _h_mm(bs[2], bs[3])
