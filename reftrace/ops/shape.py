@@ -250,11 +250,28 @@ def reshape(self, shape):
 
 @composite(reshape)
 def _reshape_composite(self, shape):
-    # TensorShape.cpp reshape_symint: a view when strides allow, else _unsafe_view of a clone
-    if _viewed(self, shape)[1] is not None:
+    # TensorShape.cpp reshape_symint: a contiguous tensor is viewed (ViewBackward0); another is
+    # aliased with computeStride's strides when they exist (_reshape_alias: ReshapeAliasBackward0),
+    # else copied (_unsafe_view of a contiguous clone: UnsafeViewBackward0)
+    if self.is_contiguous():
         return self.view(shape)
+    shape, view = _viewed(self, shape)
+    if view is not None:
+        return _reshape_alias(self, list(shape), list(view.stride()))
     from .backward import _unsafe_view
     return _unsafe_view(self.clone(memory_format=MEMORY_FORMATS["contiguous_format"]), shape)
+
+
+@op("_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)",
+    variants=())   # (torchgen's _SKIP_PYTHON_BINDINGS: torch.ops.aten._reshape_alias only)
+def _reshape_alias(self, size, stride):
+    """alias_with_sizes_and_strides: self's storage and offset under another geometry (reshape
+    passes computeStride's strides; like torch, nothing checks them against the storage)."""
+    from .layout import as_strided
+    return as_strided.kernel(self, list(size), list(stride), None)
+
+
+derivatives(_reshape_alias, {"self": "grad.reshape(self.shape)"})
 
 
 @op("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=("method",))
