@@ -90,9 +90,6 @@ KNOWN_GAPS = {
     "linalg.solve_ex": 'linalg_solve_backward is ported and first-order gradients match; the second-order ones differ (not diagnosed yet)',
     "linalg.tensorsolve": 'linalg_solve_backward is ported and first-order gradients match; the second-order ones differ (not diagnosed yet)',
     "ormqr": "FunctionsManual's ormqr_backward is not ported to reftrace yet (the formula is declared)",
-    "linalg.multi_dot": "torch records VdotBackward0/MmBackward0 of its own decomposition; reftrace's chain is not torch's yet",
-    "linalg.matrix_power": "torch's decomposition records SqueezeBackward1 around its matmuls; reftrace's does not yet",
-    "linalg.vecdot": "torch's linalg_vecdot records its own node for real inputs; reftrace's decomposition does not yet",
     # the nn layers' ops whose gradients are not torch's yet (issue 9's list of what is left)
     'nn.functional.conv_transpose1d': 'convolution_backward does not handle transposed convolution yet',
     'nn.functional.conv_transpose2d': 'convolution_backward does not handle transposed convolution yet',

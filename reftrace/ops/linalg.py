@@ -19,7 +19,7 @@ from .._tensor import _fresh, _strided, _view_of, contiguous_strides, xp_of
 from ._iter import broadcast_shapes, empty_strided_array
 from ._pointwise_helpers import write_inplace
 from ._registry import OVERLOADS, composite, derivatives, op
-from .arithmetic import add, mul
+from .arithmetic import TYPE_META_NAMES, add, mul
 from .backward import _unsafe_view
 from .casts import checked_scalar
 
@@ -29,13 +29,6 @@ class _LinAlgError(RuntimeError):
 
 
 LinAlgError = _LinAlgError
-
-# C++ type names as the mm dtype check prints them
-_CPP_TYPES = {D.bool: "bool", D.uint8: "unsigned char", D.int8: "signed char",
-              D.int16: "short int", D.int32: "int", D.int64: "long int", D.float16: "c10::Half",
-              D.float32: "float", D.float64: "double", D.complex64: "c10::complex<float>",
-              D.complex128: "c10::complex<double>"}
-
 
 def _product(a, b, kernel_name):
     """a @ b in their (common) dtype; torch's CPU kernels have no bool instantiation."""
@@ -86,7 +79,7 @@ def _check_mm(shape1, shape2, dt1, dt2):
                            f"{_dims(shape2)})")
     if dt1 is not dt2:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
-                           f"{_CPP_TYPES[dt1]} != {_CPP_TYPES[dt2]}")
+                           f"{TYPE_META_NAMES[dt1]} != {TYPE_META_NAMES[dt2]}")
 
 
 def _check_mv(mat_shape, vec_len, mat_dt, vec_dt):

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .._device import MEMORY_FORMATS
 from .._frames import warn_at_caller
 from .._promotion import result_type
 from .._tensor import _fresh, _view_of, _wrap_dim, contiguous_strides
@@ -31,14 +32,19 @@ def _p(name):
 
 # -- matrix_power ---------------------------------------------------------------------------------
 
+_CONTIGUOUS = MEMORY_FORMATS["contiguous_format"]
+
+
 def _matrix_power(a, n, matmul, inverse, eye_like, clone):
     """LinearAlgebra.cpp linalg_matrix_power: squaring over n's bits, least significant first."""
-    if n == 0:
+    if n == 0:   # (torch: a contiguous clone of a, overwritten with the identity)
         return eye_like(a)
+    if n == 1:   # (a contiguous clone)
+        return clone(a)
+    if n == -1:
+        return inverse(a)
     if n < 0:
         a, n = inverse(a), -n
-    if n == 1:
-        return clone(a)
     if n == 2:
         return matmul(a, a)
     if n == 3:
@@ -70,16 +76,18 @@ def _eye_like(a):
 def linalg_matrix_power(self, n):
     from .linalg import linalg_inv, matmul
     _check_power(self)
-    clone = get_packet("clone").overloads[0].kernel  # (clone keeps the input's layout)
+    clone = get_packet("clone").overloads[0].kernel
     return _matrix_power(self, n, matmul.kernel, linalg_inv.kernel, _eye_like,
-                         lambda a: clone(a, None))
+                         lambda a: clone(a, _CONTIGUOUS))
 
 
 @composite(linalg_matrix_power)
 def _matrix_power_composite(self, n):
     _check_power(self)
-    return _matrix_power(self, n, _p("matmul"), _p("linalg_inv"),
-                         lambda a: _p("zeros_like")(a) + _eye_like(a), lambda a: a.clone())
+    def identity(a):   # out = self.clone(Contiguous); out.copy_(at::eye(n)): CopyBackwards
+        return a.clone(memory_format=_CONTIGUOUS).copy_(_p("eye")(a.shape[-1], dtype=a.dtype))
+    return _matrix_power(self, n, _p("matmul"), _p("linalg_inv"), identity,
+                         lambda a: a.clone(memory_format=_CONTIGUOUS))
 
 
 @op("matrix_power(Tensor self, int n) -> Tensor", variants=_FM)
@@ -110,33 +118,42 @@ def _chain_order(shapes):
 
 
 def _multi_dot(tensors, mm):
+    """LinearAlgebra.cpp's multi_dot_impl: 1-D ends as a row / column, every check in its order,
+    two or three matrices multiplied directly (ties of the 3-matrix cost go left first), more
+    in matrix_chain_order's; the result viewed back to the ends' dimensionality (ViewBackward0)."""
+    from .arithmetic import TYPE_META_NAMES
     n = len(tensors)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
-    first, last = tensors[0], tensors[-1]
-    for i, t in enumerate(tensors):
-        ok = t.dim() in ((1, 2) if i in (0, n - 1) else (2,))
-        if not ok:
-            where = "first" if i == 0 else "last" if i == n - 1 else None
-            if where:
-                raise RuntimeError(f"multi_dot(): the {where} tensor must be 1D or 2D but got "
-                                   f"{t.dim()}D")
-            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
-        if t.dtype is not first.dtype:
-            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor "
-                               f"0 is {first.dtype.ir_name} and tensor {i} {t.dtype.ir_name}")
-    mats = list(tensors)
-    if first.dim() == 1:
-        mats[0] = first.unsqueeze(0)
-    if last.dim() == 1:
-        mats[-1] = last.unsqueeze(-1)
-    for i in range(n - 1):
-        if mats[i].shape[-1] != mats[i + 1].shape[0]:
+    mats, out_shape = list(tensors), []
+    for i, where, unsq, keep in ((0, "first", 0, 0), (n - 1, "last", -1, 1)):
+        t = tensors[i]
+        if t.dim() == 1:
+            mats[i] = t.unsqueeze(unsq)
+        elif t.dim() == 2:
+            out_shape.append(t.shape[keep])
+        else:
+            raise RuntimeError(f"multi_dot(): the {where} tensor must be 1D or 2D but got {t.dim()}D")
+    for i in range(1, n - 1):
+        if tensors[i].dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].dim()}D")
+    for i in range(1, n):
+        if mats[i].dtype is not mats[0].dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 "
+                               f"is {TYPE_META_NAMES[mats[0].dtype]} and tensor {i} "
+                               f"{TYPE_META_NAMES[mats[i].dtype]}")
+        if mats[i - 1].shape[-1] != mats[i].shape[0]:
             raise RuntimeError(
-                f"multi_dot(): tensors {i} and {i + 1} with shapes {tuple(mats[i].shape)} and "
-                f"{tuple(mats[i + 1].shape)} cannot be multiplied")
+                f"multi_dot(): tensors {i - 1} and {i} with shapes {list(tensors[i - 1].shape)} "
+                f"and {list(tensors[i].shape)} cannot be multiplied")
     if n == 2:
         out = mm(mats[0], mats[1])
+    elif n == 3:
+        a, b, c, d = mats[0].shape[0], mats[1].shape[0], mats[2].shape[0], mats[2].shape[1]
+        if (a * c) * (b + d) > (b * d) * (a + c):
+            out = mm(mats[0], mm(mats[1], mats[2]))
+        else:
+            out = mm(mm(mats[0], mats[1]), mats[2])
     else:
         order = _chain_order([tuple(m.shape) for m in mats])
 
@@ -145,13 +162,7 @@ def _multi_dot(tensors, mm):
                 return mats[i]
             return mm(chain(i, order[i][j]), chain(order[i][j] + 1, j))
         out = chain(0, n - 1)
-    if first.dim() == 1 and last.dim() == 1:
-        return out.reshape([])
-    if first.dim() == 1:
-        return out.squeeze(0)
-    if last.dim() == 1:
-        return out.squeeze(-1)
-    return out
+    return out.view(out_shape)
 
 
 @op("linalg_multi_dot(Tensor[] tensors) -> Tensor", variants=_F)
@@ -183,6 +194,8 @@ def linalg_vecdot(x, y, dim):
 @composite(linalg_vecdot)
 def _vecdot_composite(x, y, dim):
     _check_vecdot(x, y)
+    if x.dim() == 1 and y.dim() == 1:   # torch: at::vdot (VdotBackward0), whatever dim says
+        return _p("vdot")(x, y)
     return ((x.conj() if x.dtype.is_complex else x) * y).sum(dim)
 
 

@@ -18,7 +18,7 @@ from .._device import channels_last, preserve_format
 from .._tensor import contiguous_strides, xp_of
 from ._registry import op
 from .casts import _channels_last_strides, suggest_memory_format
-from .linalg import _CPP_TYPES
+from .arithmetic import TYPE_META_NAMES as _CPP_TYPES
 
 
 @op("set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", variants=("method",),
