@@ -12,12 +12,14 @@ hand-picked programs (HAND below).
 """
 import itertools
 import os
+import types
 
 import numpy as np
 import pytest
 
 import reftrace
 from autograd_oracle import compare_grads, to_reftrace
+from opinfo_support import reftrace_op
 
 try:  # torch is the oracle: without it these tests skip
     import torch
@@ -74,7 +76,6 @@ KNOWN_GAPS = {
     "nn.functional.bilinear": "torch decomposes bilinear into _trilinear; not ported",
     "linalg.eig": 'complex eigenvectors: linalg_eig_backward needs complex conj/mH views, which reftrace has not',
     "linalg.eigh": "forward: reftrace's eigenvector signs differ from LAPACK's syevd (the gradient formula is ported)",
-    "linalg.lstsq.grad_oriented": "op_db's wrapper returns 2 of the 4 outputs; reftrace's binding returns all 4",
     "nn.functional.linear_cross_entropy.chunked": "torch's chunked custom op (its own autograd "
         "node) is not modelled: reftrace computes the reference path (spec NNL-11)",
     "nn.functional.linear_cross_entropy.chunked_none": "as linear_cross_entropy.chunked",
@@ -85,7 +86,6 @@ KNOWN_GAPS = {
     "linalg.lu_solve": "FunctionsManual's linalg_lu_solve_LU is not ported to reftrace yet (the formula is declared)",
     "lu_solve": "FunctionsManual's linalg_lu_solve_LU is not ported to reftrace yet (the formula is declared)",
     "lu_unpack": "FunctionsManual's lu_unpack_backward is not ported to reftrace yet (the formula is declared)",
-    "linalg.pinv.singular": "forward: reftrace's pinv of this singular sample has the wrong shape (0, 3)",
     "linalg.solve": 'linalg_solve_backward is ported and first-order gradients match; the second-order ones differ (not diagnosed yet)',
     "linalg.solve_ex": 'linalg_solve_backward is ported and first-order gradients match; the second-order ones differ (not diagnosed yet)',
     "linalg.tensorsolve": 'linalg_solve_backward is ported and first-order gradients match; the second-order ones differ (not diagnosed yet)',
@@ -128,6 +128,10 @@ def _resolve(name):
     return obj
 
 
+def _is_wrapper(op):
+    return isinstance(op, types.FunctionType) and op.__module__.startswith("torch.testing")
+
+
 def _params():
     out = []
     for info in _op_infos():
@@ -144,7 +148,9 @@ def _params():
 def test_op_gradients_match_torch(info):
     if info.name in NOT_COMPARABLE:
         pytest.skip(NOT_COMPARABLE[info.name])
-    fn_rt = _resolve(info.name)
+    # op_db's own wrappers (linalg.pinv.singular: `lambda a, b: pinv(a @ b.mT)`) run as written,
+    # with torch -> reftrace; other OpInfos call reftrace's op of the same name
+    fn_rt = reftrace_op(info) if _is_wrapper(info.op) else _resolve(info.name)
     samples = info.sample_inputs("cpu", torch.float64, requires_grad=True)
     for sample in itertools.islice(samples, N_SAMPLES):
         kwargs = sample.kwargs
