@@ -67,7 +67,6 @@ FIRST_ORDER_ONLY = {
 # OpInfo name, with its variant_test_name after a dot where the gap is one variant's)
 KNOWN_GAPS = {
     "chalf": "reftrace has no complex32 (NumPy has no complex32 dtype)",
-    "polar": "second-order gradient of angle differs from torch's (first order matches)",
     "scatter_reduce": "torch's scatter_reduce_backward is not ported",
     "index_reduce": "torch's index_reduce_backward is not ported",
     "renorm": "torch's renorm_backward is not ported",

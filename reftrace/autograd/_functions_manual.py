@@ -158,8 +158,10 @@ def _zero(grad):
 
 
 def sgn_backward(x, gx, sgn):
+    if not x.is_complex():   # torch: at::_efficientzerotensor, a zero gradient with no graph
+        return _rt.zeros(list(sgn.shape), dtype=sgn.dtype, device=sgn.device)
     abs_ = x.abs()
-    return ((gx - (sgn * sgn.conj()) * gx) / (2. * abs_)).masked_fill(abs_ == 0., 0.)
+    return ((gx - (sgn * sgn) * gx.conj()) / (2. * abs_)).masked_fill_(abs_ == 0., 0.)
 
 
 def angle_backward(grad, self):
