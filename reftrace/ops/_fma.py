@@ -45,8 +45,29 @@ def fma64(a, b, c):
         return np.where(np.isfinite(r), r, a * b + c)
 
 
+def fma64_scalar(a, b, c):
+    """fma64 on Python floats (a long scalar loop's step: no array overhead)."""
+    p = a * b
+    s = _SPLIT * a
+    ah = s - (s - a)
+    al = a - ah
+    s = _SPLIT * b
+    bh = s - (s - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    v = s - p
+    r = s + (((p - (s - v)) + (c - v)) + e)
+    return r if r - r == 0 else a * b + c
+
+
 def fma_of(a, b, c):
-    """a * b + c rounded once in a's dtype (float32 or float64)."""
+    """a * b + c rounded once in a's dtype (float32 or float64; arrays or NumPy scalars)."""
+    if isinstance(a, np.floating):
+        with np.errstate(all="ignore"):
+            if isinstance(a, np.float32):
+                return np.float32(float(a) * float(b) + float(c))
+            return np.float64(fma64_scalar(float(a), float(b), float(c)))
     if np.asarray(a).dtype == np.float32:
         return fma(a, b, c)
     return fma64(a, b, c)

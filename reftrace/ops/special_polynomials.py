@@ -23,7 +23,7 @@ None is differentiable (derivatives.yaml: non_differentiable).
 import numpy as np
 
 from .._promotion import result_type
-from ._fma import fma_of
+from ._fma import fma64_scalar, fma_of
 from ._iter import broadcast_shapes, pointwise_result
 from ._pointwise_helpers import float_of
 from ._registry import op
@@ -31,23 +31,52 @@ from .arithmetic import _wrap, quiet
 
 
 def _recurrence(x, n, p0, p1, step, k0=1, needed=None):
-    """p_0 = p0, p_1 = p1, p_{k+1} = step(k, p_k, p_{k-1}) for k = k0 .. per element n (up to
-    the largest n among the ``needed`` elements: the others take a closed form)."""
-    out = np.where(n == 0, p0, p1)
-    p, q = np.broadcast_to(p0, x.shape).copy(), np.broadcast_to(p1, x.shape).copy()
-    live = n if needed is None else n[needed]
-    top = int(live.max()) if live.size else 0
-    for i, k in enumerate(range(k0, k0 + top - 1)):
-        r = step(k, q, p)
+    """Math.h's loops: p_0 = p0, p_1 = p1, p_{k+1} = step(k, x, p_k, p_{k-1}, T, fma) for k = k0,
+    ... (T converts the loop's int64 k, fma is the fused multiply-add in T),
+    each element run to its own n (only the ``needed`` elements: the others take a closed form).
+
+    The loop runs over the elements still going (an element whose value became NaN stays NaN,
+    as torch's ``!isnan(q)`` exit returns); once only a few remain with a long way to go (torch's
+    loop is n steps: a float64 n of millions stays finite for some x) they finish one by one on
+    NumPy scalars, where a step costs microseconds rather than a vector call's overhead."""
+    t = x.dtype.type
+    x, n = np.broadcast_arrays(x, n)
+    out = np.where(n == 0, t(p0), np.broadcast_to(p1, x.shape)).astype(x.dtype).reshape(-1)
+    run = (n.reshape(-1) >= 2) & (True if needed is None else np.broadcast_to(needed, x.shape).reshape(-1))
+    idx = np.flatnonzero(run)
+    xs, ns = x.reshape(-1)[idx], n.reshape(-1)[idx]
+    p = np.broadcast_to(t(p0), x.shape).reshape(-1)[idx]
+    q = np.broadcast_to(p1, x.shape).reshape(-1)[idx]
+    j = 2  # the index of the value the next step makes
+    while idx.size:
+        if idx.size <= 4 and int(ns.max()) - j > 2000:
+            for i in range(idx.size):
+                out[idx[i]] = _scalar_tail(xs[i], int(ns[i]), p[i], q[i], step, k0 + j - 2, j)
+            break
+        r = step(k0 + j - 2, xs, q, p, t, fma_of)
         p, q = q, r
-        out = np.where(n == i + 2, r, out)
-        later = n > i + 2
-        if not np.isfinite(np.where(later, q, 0)).all() and \
-                not np.isfinite(np.where(later, p, np.nan)).any():
-            # every value still running has overflowed: the recurrence only makes NaNs now
-            # (inf - inf), however long torch's loop runs
-            return np.where(later, np.nan, out)
-    return out
+        done = (ns == j) | np.isnan(r)
+        out[idx[done]] = np.where(ns[done] == j, r[done], t(np.nan))
+        keep = ~done
+        idx, xs, ns, p, q = idx[keep], xs[keep], ns[keep], p[keep], q[keep]
+        j += 1
+    return out.reshape(x.shape)
+
+
+def _scalar_tail(x, n, p, q, step, k, j):
+    """The rest of one element's loop (value index j onwards, loop counter k), on scalars:
+    Python floats for float64 (the same IEEE double arithmetic, without NumPy's scalar
+    overhead), NumPy float32 scalars for float32."""
+    t, f = np.float32, fma_of
+    if x.dtype == np.float64:
+        t, f, x, p, q = float, fma64_scalar, float(x), float(p), float(q)
+    while j <= n:
+        p, q = q, step(k, x, q, p, t, f)
+        if q != q:
+            break
+        k += 1
+        j += 1
+    return x.dtype.type(q) if isinstance(x, np.generic) else q
 
 
 # libm in T (see the module docstring)
@@ -68,9 +97,9 @@ def _of(n, x):
     return np.asarray(n).astype(x.dtype)
 
 
-def _chebyshev_step(y):
+def _chebyshev_step():
     """(y + y) * q - p, fused."""
-    return lambda k, q, p: fma_of(y + y, q, -p)
+    return lambda k, y, q, p, t, fma: fma(y + y, q, -p)
 
 
 def _cheb(y, n, p1, threshold, closed, ends_at, ends):
@@ -78,7 +107,7 @@ def _cheb(y, n, p1, threshold, closed, ends_at, ends):
     n > threshold and |y| < 1 (theta = acos(y)); else the recurrence from p_1 = ``p1``."""
     t = y.dtype.type
     trig = (n > threshold) & (np.abs(y) < 1) & ~ends_at
-    out = _recurrence(y, n, t(1), p1, _chebyshev_step(y), needed=~(trig | ends_at))
+    out = _recurrence(y, n, t(1), p1, _chebyshev_step(), needed=~(trig | ends_at))
     with np.errstate(all="ignore"):
         out = np.where(trig, closed(_acos(y)), out)
     return np.where(ends_at, ends, out)
@@ -184,13 +213,13 @@ def hermite_h(x, n):
     t = x.dtype.type
     live = n <= _HERMITE_LIMIT[x.dtype]
     return _hermite(x, n, _recurrence(x, n, t(1), x + x,
-                                      lambda k, q, p: fma_of(x + x, q, -(t(2 * k) * p)), needed=live))
+                                      lambda k, x, q, p, t, fma: fma(x + x, q, -(t(2 * k) * p)), needed=live))
 
 
 def hermite_he(x, n):
     t = x.dtype.type
     live = n <= _HERMITE_LIMIT[x.dtype]
-    return _hermite(x, n, _recurrence(x, n, t(1), x, lambda k, q, p: fma_of(x, q, -(t(k) * p)),
+    return _hermite(x, n, _recurrence(x, n, t(1), x, lambda k, x, q, p, t, fma: fma(x, q, -(t(k) * p)),
                                       needed=live))
 
 
@@ -198,14 +227,14 @@ def laguerre_l(x, n):
     # r = (((k + k) + (1 - x)) * q - k * p) / (k + 1)
     t = x.dtype.type
     out = _recurrence(x, n, t(1), t(1) - x,
-                      lambda k, q, p: fma_of(t(k + k) + (t(1) - x), q, -(t(k) * p)) / t(k + 1))
+                      lambda k, x, q, p, t, fma: fma(t(k + k) + (t(1) - x), q, -(t(k) * p)) / t(k + 1))
     return np.where(x == 0, t(1), out)
 
 
 def legendre_p(x, n):
     # r = ((k + k + 1) * x * q - k * p) / (k + 1)
     t = x.dtype.type
-    out = _recurrence(x, n, t(1), x, lambda k, q, p: fma_of(t(k + k + 1) * x, q, -(t(k) * p)) / t(k + 1))
+    out = _recurrence(x, n, t(1), x, lambda k, x, q, p, t, fma: fma(t(k + k + 1) * x, q, -(t(k) * p)) / t(k + 1))
     ends = np.where((x > 0) | (n % 2 == 0), t(1), t(-1))
     return np.where(np.abs(x) == 1, ends, out)
 
