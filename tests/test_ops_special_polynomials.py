@@ -88,3 +88,13 @@ def test_scalar_overloads():
         t = getattr(torch.special, name)(0.3, torch.tensor([5.0, 11.0]))
         r = getattr(reftrace.special, name)(0.3, reftrace.tensor([5.0, 11.0]))
         _same(r.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_float16_and_complex_refused(name):
+    for dtype in ("float16", "complex64"):
+        with pytest.raises(Exception) as te:
+            getattr(torch.special, name)(torch.ones(2, dtype=getattr(torch, dtype)), 3)
+        with pytest.raises(type(te.value)) as re_:
+            getattr(reftrace.special, name)(reftrace.ones(2, dtype=getattr(reftrace, dtype)), 3)
+        assert str(re_.value) == str(te.value)

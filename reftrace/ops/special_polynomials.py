@@ -23,12 +23,14 @@ None is differentiable (derivatives.yaml: non_differentiable).
 """
 import numpy as np
 
+from .. import _dtype as D
 from .._promotion import result_type
 from ._fma import fma64_scalar, fma_of
 from ._iter import broadcast_shapes, pointwise_result
 from ._pointwise_helpers import float_of
 from ._registry import op
 from .arithmetic import _wrap, quiet
+from .reduction import not_implemented
 
 
 def _recurrence(x, n, p0, p1, step, k0=1, needed=None):
@@ -260,11 +262,13 @@ def _degree(n, dt):
         return np.where(ok, np.trunc(np.where(ok, nf, 0)), -1).astype(np.int64)
 
 
-def _kernel(fn):
+def _kernel(name, fn):
     @quiet
     def kernel(x, n):
         shape = broadcast_shapes(x._array.shape, n._array.shape)
         dt = float_of(result_type(x, n))
+        if dt not in (D.float32, D.float64):  # AT_DISPATCH_FLOATING_TYPES
+            raise not_implemented(name + "_cpu", dt)
         xa = np.broadcast_to(x._array.astype(dt.np), shape)
         na = np.broadcast_to(_degree(n._array, dt), shape)
         out = np.where(na < 0, dt.np.type(0), fn(xa, np.maximum(na, 0)) if xa.size else xa)
@@ -273,7 +277,7 @@ def _kernel(fn):
 
 
 for _name, _fn in _POLYNOMIALS.items():
-    _k = _kernel(_fn)
+    _k = _kernel(_name, _fn)
     _full = "special_" + _name
     op(f"{_full}(Tensor x, Tensor n) -> Tensor", variants=("function",), differentiable=False)(_k)
     op(f"{_full}.x_scalar(Scalar x, Tensor n) -> Tensor", variants=("function",),
