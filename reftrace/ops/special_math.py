@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh
 from . import _math_h_tables as _MH
+from ._fma import fma_of
 from ._iter import pointwise_result
 from ._pointwise_helpers import float_of
 from ._registry import composite, derivatives, get_packet, op
@@ -63,6 +64,23 @@ def chbevl(x, coefficients):
     return t(0.5) * (b0 - b2)
 
 
+def chbevl_fused(x, coefficients):
+    """chbevl as torch's scalar (cpu_kernel) CPU loops compute it: built with FMA contraction,
+    ``x * b1 - b2`` is one rounding (calc_i1, calc_i1e)."""
+    t = x.dtype.type
+    b0, b1, b2 = np.full_like(x, coefficients[0]), np.zeros_like(x), np.zeros_like(x)
+    for c in coefficients[1:]:
+        b2, b1 = b1, b0
+        b0 = fma_of(x, b1, -b2) + t(c)
+    return t(0.5) * (b0 - b2)
+
+
+def _libm_exp(x):
+    """std::exp in a scalar kernel: libm's expf for float32, nearly always the correctly
+    rounded value (NumPy's own float32 exp is a SIMD approximation, a bit off now and then)."""
+    return np.exp(x.astype(np.float64)).astype(x.dtype) if x.dtype == np.float32 else np.exp(x)
+
+
 # Cephes' Chebyshev tables for exp(-|x|) I0 and I1 on [0, 8] and sqrt(x) exp(-x) I on (8, inf):
 # Math.h's, generated from the header (the float overloads use the last 17 and 7 of I1's)
 _I0E_A, _I0E_B = _MH.MODIFIED_BESSEL_I0_FORWARD_A, _MH.MODIFIED_BESSEL_I0_FORWARD_B
@@ -71,7 +89,11 @@ _I1E_A, _I1E_B = _MH.MODIFIED_BESSEL_I1_FORWARD_A, _MH.MODIFIED_BESSEL_I1_FORWAR
 
 def _bessel_i(A, B, order, scaled, float_lengths=None):
     """calc_i0 / calc_i0e / calc_i1 / calc_i1e: a Chebyshev series on [0, 8] and one in 1/x past
-    8, over |x|; order 1 is odd (the sign of x) and carries a factor x on [0, 8]."""
+    8, over |x|; order 1 is odd (the sign of x) and carries a factor x on [0, 8]. Order 1's CPU
+    kernels are scalar loops (cpu_kernel over calc_i1/calc_i1e): fused chbevl, libm's exp and
+    the header's ``exp(x) * x * chbevl(...)`` product order."""
+    series = chbevl_fused if order == 1 else chbevl
+    exp = _libm_exp if order == 1 else np.exp
     def f(x):
         t = x.dtype.type
         a, b = A, B
@@ -80,13 +102,18 @@ def _bessel_i(A, B, order, scaled, float_lengths=None):
         ax = np.abs(x)
         small = ax <= 8
         with np.errstate(all="ignore"):
-            near = chbevl(ax / t(2) - t(2), a)
-            far = chbevl(t(32) / ax - t(2), b) / np.sqrt(ax)
-            if order == 1:
-                near = near * ax
-            if not scaled:
-                e = np.exp(ax)
-                near, far = e * near, e * far
+            near = series(ax / t(2) - t(2), a)
+            far = series(t(32) / ax - t(2), b)
+            if order == 1 and not scaled:  # (exp(x) * x * chbevl), (exp(x) * chbevl) / sqrt(x)
+                e = exp(ax)
+                near, far = e * ax * near, e * far / np.sqrt(ax)
+            else:
+                far = far / np.sqrt(ax)
+                if order == 1:
+                    near = near * ax
+                if not scaled:
+                    e = exp(ax)
+                    near, far = e * near, e * far
         out = np.where(small, near, far)
         return np.where(x < 0, -out, out) if order == 1 else out
     return f

@@ -2,149 +2,282 @@
 shifted_chebyshev_polynomial_{t,u,v,w}, hermite_polynomial_{h,he}, laguerre_polynomial_l,
 legendre_polynomial_p, each ``(x, n)`` with a Scalar x or n overload.
 
-Binary float ops (integer inputs compute in the default float dtype); ``n`` is truncated to an
-integer per element. Each value is torch's three-term recurrence run to that element's n, in the
-result dtype (float32 arithmetic for float32), with torch's closed forms where it uses them (for
-large n inside [-1, 1], and at the interval's ends). None is differentiable (derivatives.yaml:
-non_differentiable).
+Binary float ops dispatched over float32/float64 (integer inputs compute in the default float
+dtype). Each element is Math.h's ``<name>_forward(T x, T n)`` in the common dtype T:
+
+- ``n`` is cast to T first (an int64 n above 2**24 rounds in float32) and then truncated to
+  int64 (``static_cast<int64_t>``: NaN, inf and out-of-range give INT64_MIN, so 0);
+- wherever the header mixes that int64 n (or the loop's k) into float arithmetic (``n + T(0.5)``,
+  ``(n + 1) * acos(x)``, ``k * p``), it is converted to T and the arithmetic rounds in T;
+- torch's CPU kernels are compiled with FMA contraction (``-mfma``), so every ``a * b - c`` of a
+  recurrence is one rounding there, float32 and float64 alike (``_fma.fma_of``);
+- the closed forms (Chebyshev: for n above a threshold inside (-1, 1)) call libm's acos, cos and
+  sin in T: NumPy's float64 ones are libm's; for float32, NumPy's arccos is libm's acosf (on
+  x86-64 without AVX-512, where NumPy has no SVML path: measured identical here), and
+  cosf/sinf are taken as the correctly rounded float64 value (glibc's differ from that by one
+  ulp now and then, far inside float32's tolerance, unlike an error in the argument, which
+  the large n multiplies);
+- the special cases at the interval's ends (shifted: at x == 0 and x == 1) are the header's.
+
+None is differentiable (derivatives.yaml: non_differentiable).
 """
 import numpy as np
 
+from .. import _dtype as D
 from .._promotion import result_type
+from ._fma import fma64_scalar, fma_of
 from ._iter import broadcast_shapes, pointwise_result
 from ._pointwise_helpers import float_of
 from ._registry import op
 from .arithmetic import _wrap, quiet
+from .reduction import not_implemented
 
 
 def _recurrence(x, n, p0, p1, step, k0=1, needed=None):
-    """p_0 = p0, p_1 = p1, p_{k+1} = step(k, p_k, p_{k-1}) for k = k0 .. per element n (up to
-    the largest n among the ``needed`` elements: the others take a closed form)."""
-    out = np.where(n == 0, p0, p1)
-    p, q = np.broadcast_to(p0, x.shape).copy(), np.broadcast_to(p1, x.shape).copy()
-    live = n if needed is None else n[needed]
-    top = int(live.max()) if live.size else 0
-    for i, k in enumerate(range(k0, k0 + top - 1)):
-        r = step(k, q, p)
+    """Math.h's loops: p_0 = p0, p_1 = p1, p_{k+1} = step(k, x, p_k, p_{k-1}, T, fma) for k = k0,
+    ... (T converts the loop's int64 k, fma is the fused multiply-add in T),
+    each element run to its own n (only the ``needed`` elements: the others take a closed form).
+
+    The loop runs over the elements still going (an element whose value became NaN stays NaN,
+    as torch's ``!isnan(q)`` exit returns); once only a few remain with a long way to go (torch's
+    loop is n steps: a float64 n of millions stays finite for some x) they finish one by one on
+    scalars, where a step costs a microsecond or two rather than a dozen vector calls."""
+    t = x.dtype.type
+    x, n = np.broadcast_arrays(x, n)
+    out = np.where(n == 0, t(p0), np.broadcast_to(p1, x.shape)).astype(x.dtype).reshape(-1)
+    run = (n.reshape(-1) >= 2) & (True if needed is None else np.broadcast_to(needed, x.shape).reshape(-1))
+    idx = np.flatnonzero(run)
+    xs, ns = x.reshape(-1)[idx], n.reshape(-1)[idx]
+    p = np.broadcast_to(t(p0), x.shape).reshape(-1)[idx]
+    q = np.broadcast_to(p1, x.shape).reshape(-1)[idx]
+    j = 2  # the index of the value the next step makes
+    while idx.size:
+        if idx.size <= 4 and int(ns.max()) - j > 2000:
+            for i in range(idx.size):
+                out[idx[i]] = _scalar_tail(xs[i], int(ns[i]), p[i], q[i], step, k0 + j - 2, j)
+            break
+        r = step(k0 + j - 2, xs, q, p, t, fma_of)
         p, q = q, r
-        out = np.where(n == i + 2, r, out)
-        later = n > i + 2
-        if not np.isfinite(np.where(later, q, 0)).all() and \
-                not np.isfinite(np.where(later, p, np.nan)).any():
-            # every value still running has overflowed: the recurrence only makes NaNs now
-            # (inf - inf), however long torch's loop runs
-            return np.where(later, np.nan, out)
-    return out
+        done = (ns == j) | np.isnan(r)
+        out[idx[done]] = np.where(ns[done] == j, r[done], t(np.nan))
+        keep = ~done
+        idx, xs, ns, p, q = idx[keep], xs[keep], ns[keep], p[keep], q[keep]
+        j += 1
+    return out.reshape(x.shape)
 
 
-def _t(x, n):
-    t = x.dtype.type
-    out = _recurrence(x, n, t(1), x, lambda k, q, p: (x + x) * q - p,
-                      needed=~(((n > 6) & (np.abs(x) < 1)) | (np.abs(x) == 1)))
+def _scalar_tail(x, n, p, q, step, k, j):
+    """The rest of one element's loop (value index j onwards, loop counter k), on scalars:
+    Python floats for float64 (the same IEEE double arithmetic, without NumPy's scalar
+    overhead), NumPy float32 scalars for float32."""
+    t, f = np.float32, fma_of
+    if x.dtype == np.float64:
+        t, f, x, p, q = float, fma64_scalar, float(x), float(p), float(q)
+    while j <= n:
+        p, q = q, step(k, x, q, p, t, f)
+        if q != q:
+            break
+        k += 1
+        j += 1
+    return x.dtype.type(q) if isinstance(x, np.generic) else q
+
+
+# libm in T (see the module docstring)
+def _acos(x):
+    return np.arccos(x)
+
+
+def _cos(x):
+    return np.cos(x.astype(np.float64)).astype(x.dtype) if x.dtype == np.float32 else np.cos(x)
+
+
+def _sin(x):
+    return np.sin(x.astype(np.float64)).astype(x.dtype) if x.dtype == np.float32 else np.sin(x)
+
+
+def _of(n, x):
+    """An int64 (array) converted to x's float dtype, as C++ does in ``n * T``."""
+    return np.asarray(n).astype(x.dtype)
+
+
+def _chebyshev_step():
+    """(y + y) * q - p, fused."""
+    return lambda k, y, q, p, t, fma: fma(y + y, q, -p)
+
+
+def _cheb(y, n, p1, threshold, closed, ends_at, ends):
+    """The Chebyshev shape of Math.h: ``ends`` where ``ends_at``; ``closed(theta)`` for
+    n > threshold and |y| < 1 (theta = acos(y)); else the recurrence from p_1 = ``p1``."""
+    t = y.dtype.type
+    trig = (n > threshold) & (np.abs(y) < 1) & ~ends_at
+    out = _recurrence(y, n, t(1), p1, _chebyshev_step(), needed=~(trig | ends_at))
     with np.errstate(all="ignore"):
-        closed = np.cos(n * np.arccos(x)).astype(x.dtype)
-    out = np.where((n > 6) & (np.abs(x) < 1), closed, out)
-    ends = np.where((x > 0) | (n % 2 == 0), t(1), t(-1))
-    return np.where(np.abs(x) == 1, ends, out)
+        out = np.where(trig, closed(_acos(y)), out)
+    return np.where(ends_at, ends, out)
 
 
-def _u(x, n):
+def _sign(n, even, odd):
+    return np.where(n % 2 == 0, even, odd)
+
+
+def _t(y, n, threshold, ends_at, ends):
+    return _cheb(y, n, y, threshold, lambda th: _cos(_of(n, y) * th), ends_at, ends)
+
+
+def _u(y, n, threshold, ends_at, ends):
+    def closed(th):
+        s, m = _sin(th), _of(n + 1, y)
+        return np.where(s != 0, _sin(m * th) / s, m * _cos(m * th) / y)
+    return _cheb(y, n, y + y, threshold, closed, ends_at, ends)
+
+
+def _v(y, n, threshold, ends_at, ends):
+    t = y.dtype.type
+
+    def closed(th):
+        half = th / t(2)
+        return np.where(_sin(half) != 1, _cos((_of(n, y) + t(0.5)) * th) / _cos(half),
+                        _of(_sign(n, n + n + 1, -(n + n + 1)), y))
+    return _cheb(y, n, y + y - t(1), threshold, closed, ends_at, ends)
+
+
+def _w(y, n, threshold, ends_at, ends, flat):
+    """``flat``: the value where cos(acos(y) / 2) rounds to 1 (the two headers differ there)."""
+    t = y.dtype.type
+
+    def closed(th):
+        half = th / t(2)
+        return np.where(_cos(half) != 1, _sin((_of(n, y) + t(0.5)) * th) / _sin(half), flat)
+    return _cheb(y, n, y + y + t(1), threshold, closed, ends_at, ends)
+
+
+def _ends(x, n, at_one, at_minus_one, unit):
+    """Math.h's end values: ``at_one`` at 1, ``at_minus_one`` at -1 (int64 n arithmetic, then T)."""
+    return _of(np.where(x > 0, at_one, at_minus_one), unit)
+
+
+def chebyshev_t(x, n):
+    one = np.ones_like(n)
+    return _t(x, n, 6, np.abs(x) == 1, _ends(x, n, one, _sign(n, 1, -1), x))
+
+
+def chebyshev_u(x, n):
+    return _u(x, n, 8, np.abs(x) == 1, _ends(x, n, n + 1, _sign(n, n + 1, -(n + 1)), x))
+
+
+def chebyshev_v(x, n):
+    return _v(x, n, 8, np.abs(x) == 1, _ends(x, n, np.ones_like(n), _sign(n, n + n + 1, -(n + n + 1)), x))
+
+
+def chebyshev_w(x, n):
+    ends = _ends(x, n, n + n + 1, _sign(n, 1, -1), x)
+    return _w(x, n, 8, np.abs(x) == 1, ends, ends)
+
+
+# shifted_chebyshev_polynomial_*: the polynomial at y = x + x - 1, with the header's own end
+# tests (x == 1 and x == 0, rather than |y| == 1) and closed-form thresholds.
+
+def _shift(x):
+    return x + x - x.dtype.type(1)
+
+
+def shifted_t(x, n):
+    y = _shift(x)
+    return _t(y, n, 6, (x == 1) | (x == 0), _ends(x, n, np.ones_like(n), _sign(n, 1, -1), x))
+
+
+def shifted_u(x, n):
+    y = _shift(x)
+    return _u(y, n, 6, (x == 1) | (x == 0), _ends(x, n, n + 1, _sign(n, n + 1, -(n + 1)), x))
+
+
+def shifted_v(x, n):
+    y = _shift(x)
+    return _v(y, n, 6, (x == 1) | (x == 0),
+              _ends(x, n, np.ones_like(n), _sign(n, n + n + 1, -(n + n + 1)), x))
+
+
+def shifted_w(x, n):
+    y = _shift(x)
+    return _w(y, n, 4, (x == 1) | (x == 0), _ends(x, n, n + n + 1, _sign(n, 1, -1), x),
+              _of(_sign(n, 1, -1), x))
+
+
+# Hermite: NaN beyond n = 128 (float32) / 512 (float64): getHermitianLimit.
+_HERMITE_LIMIT = {np.dtype(np.float32): 128, np.dtype(np.float64): 512}
+
+
+def _hermite(x, n, out):
+    return np.where(n > _HERMITE_LIMIT[x.dtype], x.dtype.type(np.nan), out)
+
+
+def hermite_h(x, n):
+    # r = (x + x) * q - k * p, k = 2, 4, ...: the first product is fused with the subtraction
     t = x.dtype.type
-    out = _recurrence(x, n, t(1), x + x, lambda k, q, p: (x + x) * q - p,
-                      needed=~(((n > 8) & (np.abs(x) < 1)) | (np.abs(x) == 1)))
-    with np.errstate(all="ignore"):
-        theta = np.arccos(x)
-        s = np.sin(theta)
-        closed = np.where(s != 0, np.sin((n + 1) * theta) / s, (n + 1) * np.cos((n + 1) * theta) / x)
-    out = np.where((n > 8) & (np.abs(x) < 1), closed.astype(x.dtype), out)
-    ends = np.where((x > 0) | (n % 2 == 0), n + 1, -(n + 1)).astype(x.dtype)
-    return np.where(np.abs(x) == 1, ends, out)
+    live = n <= _HERMITE_LIMIT[x.dtype]
+    return _hermite(x, n, _recurrence(x, n, t(1), x + x,
+                                      lambda k, x, q, p, t, fma: fma(x + x, q, -(t(2 * k) * p)), needed=live))
 
 
-def _v(x, n):
+def hermite_he(x, n):
     t = x.dtype.type
-    out = _recurrence(x, n, t(1), x + x - t(1), lambda k, q, p: (x + x) * q - p,
-                      needed=~(((n > 8) & (np.abs(x) < 1)) | (np.abs(x) == 1)))
-    odd_end = np.where(n % 2 == 0, n + n + 1, -(n + n + 1)).astype(x.dtype)
-    with np.errstate(all="ignore"):
-        theta = np.arccos(x)
-        closed = np.where(np.sin(theta / t(2)) != 1, np.cos((n + t(0.5)) * theta) / np.cos(theta / t(2)),
-                          odd_end)
-    out = np.where((n > 8) & (np.abs(x) < 1), closed.astype(x.dtype), out)
-    ends = np.where(x > 0, t(1), odd_end)
-    return np.where(np.abs(x) == 1, ends, out)
+    live = n <= _HERMITE_LIMIT[x.dtype]
+    return _hermite(x, n, _recurrence(x, n, t(1), x, lambda k, x, q, p, t, fma: fma(x, q, -(t(k) * p)),
+                                      needed=live))
 
 
-def _w(x, n):
-    t = x.dtype.type
-    out = _recurrence(x, n, t(1), x + x + t(1), lambda k, q, p: (x + x) * q - p,
-                      needed=~(((n > 8) & (np.abs(x) < 1)) | (np.abs(x) == 1)))
-    ends = np.where(x > 0, n + n + 1, np.where(n % 2 == 0, 1, -1)).astype(x.dtype)
-    with np.errstate(all="ignore"):
-        theta = np.arccos(x)
-        closed = np.where(np.cos(theta / t(2)) != 1, np.sin((n + t(0.5)) * theta) / np.sin(theta / t(2)),
-                          ends)
-    out = np.where((n > 8) & (np.abs(x) < 1), closed.astype(x.dtype), out)
-    return np.where(np.abs(x) == 1, ends, out)
-
-
-def _shifted(fn):
-    """shifted_chebyshev_polynomial_*: the polynomial at 2x - 1 (torch: x + x - 1)."""
-    def f(x, n):
-        return fn(x + x - x.dtype.type(1), n)
-    return f
-
-
-def _h(x, n):
-    t = x.dtype.type
-    return _recurrence(x, n, t(1), x + x, lambda k, q, p: (x + x) * q - (2 * k) * p)
-
-
-def _he(x, n):
-    t = x.dtype.type
-    return _recurrence(x, n, t(1), x, lambda k, q, p: x * q - k * p)
-
-
-def _laguerre(x, n):
+def laguerre_l(x, n):
+    # r = (((k + k) + (1 - x)) * q - k * p) / (k + 1)
     t = x.dtype.type
     out = _recurrence(x, n, t(1), t(1) - x,
-                      lambda k, q, p: (((k + k) + (t(1) - x)) * q - k * p) / t(k + 1))
+                      lambda k, x, q, p, t, fma: fma(t(k + k) + (t(1) - x), q, -(t(k) * p)) / t(k + 1))
     return np.where(x == 0, t(1), out)
 
 
-def _legendre(x, n):
+def legendre_p(x, n):
+    # r = ((k + k + 1) * x * q - k * p) / (k + 1)
     t = x.dtype.type
-    out = _recurrence(x, n, t(1), x, lambda k, q, p: (t(k + k + 1) * x * q - k * p) / t(k + 1))
+    out = _recurrence(x, n, t(1), x, lambda k, x, q, p, t, fma: fma(t(k + k + 1) * x, q, -(t(k) * p)) / t(k + 1))
     ends = np.where((x > 0) | (n % 2 == 0), t(1), t(-1))
     return np.where(np.abs(x) == 1, ends, out)
 
 
 _POLYNOMIALS = {
-    "chebyshev_polynomial_t": _t, "chebyshev_polynomial_u": _u,
-    "chebyshev_polynomial_v": _v, "chebyshev_polynomial_w": _w,
-    "shifted_chebyshev_polynomial_t": _shifted(_t), "shifted_chebyshev_polynomial_u": _shifted(_u),
-    "shifted_chebyshev_polynomial_v": _shifted(_v), "shifted_chebyshev_polynomial_w": _shifted(_w),
-    "hermite_polynomial_h": _h, "hermite_polynomial_he": _he,
-    "laguerre_polynomial_l": _laguerre, "legendre_polynomial_p": _legendre,
+    "chebyshev_polynomial_t": chebyshev_t, "chebyshev_polynomial_u": chebyshev_u,
+    "chebyshev_polynomial_v": chebyshev_v, "chebyshev_polynomial_w": chebyshev_w,
+    "shifted_chebyshev_polynomial_t": shifted_t, "shifted_chebyshev_polynomial_u": shifted_u,
+    "shifted_chebyshev_polynomial_v": shifted_v, "shifted_chebyshev_polynomial_w": shifted_w,
+    "hermite_polynomial_h": hermite_h, "hermite_polynomial_he": hermite_he,
+    "laguerre_polynomial_l": laguerre_l, "legendre_polynomial_p": legendre_p,
 }
 
 
-def _kernel(fn):
+def _degree(n, dt):
+    """``static_cast<int64_t>(n)`` of n already in T: truncation; NaN, inf and values outside
+    int64 give INT64_MIN (x86's cvttss2si), a negative degree (so 0)."""
+    nf = n.real if np.iscomplexobj(n) else n
+    nf = nf.astype(dt.np)
+    ok = np.isfinite(nf) & (np.abs(nf) < 2.0 ** 63)
+    with np.errstate(all="ignore"):
+        return np.where(ok, np.trunc(np.where(ok, nf, 0)), -1).astype(np.int64)
+
+
+def _kernel(name, fn):
     @quiet
     def kernel(x, n):
         shape = broadcast_shapes(x._array.shape, n._array.shape)
         dt = float_of(result_type(x, n))
+        if dt not in (D.float32, D.float64):  # AT_DISPATCH_FLOATING_TYPES
+            raise not_implemented(name + "_cpu", dt)
         xa = np.broadcast_to(x._array.astype(dt.np), shape)
-        nf = np.broadcast_to(n._array, shape)
-        na = np.trunc(nf.real if np.iscomplexobj(nf) else nf).astype(np.int64) if nf.dtype.kind in "fc" \
-            else nf.astype(np.int64)
+        na = np.broadcast_to(_degree(n._array, dt), shape)
         out = np.where(na < 0, dt.np.type(0), fn(xa, np.maximum(na, 0)) if xa.size else xa)
         return pointwise_result(np.asarray(out, dt.np), dt, x.device if x._array.ndim or not n._array.ndim else n.device, (x, n))
     return kernel
 
 
 for _name, _fn in _POLYNOMIALS.items():
-    _k = _kernel(_fn)
+    _k = _kernel(_name, _fn)
     _full = "special_" + _name
     op(f"{_full}(Tensor x, Tensor n) -> Tensor", variants=("function",), differentiable=False)(_k)
     op(f"{_full}.x_scalar(Scalar x, Tensor n) -> Tensor", variants=("function",),
