@@ -237,7 +237,7 @@ def _polygamma(n, x):
     if n == 1:
         return _trigamma(x)
     with np.errstate(all="ignore"):
-        z = _ZETA(float(n + 1), np.asarray(x, np.float64)).astype(np.float64)
+        z = np.asarray(_ZETA(float(n + 1), np.asarray(x, np.float64))).astype(np.float64)
         return (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)) * z
 
 
