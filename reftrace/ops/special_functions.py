@@ -13,11 +13,17 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .._tensor import scalar_to_tensor
 from . import _math_h_tables as _MH
 from ._fma import fma, fma64
+from ._iter import pointwise_result
 from ._libm import float_fn
+from ._pointwise_helpers import binary, float_of
+from ._registry import derivatives, op
+from .arithmetic import dispatch_check, not_implemented, quiet
 
 _F32 = np.float32
+_F = ("function",)
 
 
 def _fused(t):
@@ -226,3 +232,80 @@ def zeta(x, q):
             final[open_] = sr[open_]
             res[idx[rest]] = final
     return out.astype(t)
+
+
+# -- the ops ------------------------------------------------------------------------------------------
+
+def _unary(kernel_name, fn):
+    """A float op of AT_DISPATCH_FLOATING_TYPES: ints and bools compute in the default float dtype,
+    Half, BFloat16 and complex raise."""
+    @quiet
+    def kernel(self):
+        dt = dispatch_check(kernel_name, "f")(float_of(self.dtype))
+        if dt not in (D.float32, D.float64):
+            raise not_implemented(kernel_name, dt)
+        arr = fn(self._array.astype(dt.np))
+        return pointwise_result(np.asarray(arr, dt.np), dt, self.device, (self,))
+    return kernel
+
+
+special_erfcx = op("special_erfcx(Tensor self) -> Tensor", variants=_F)(_unary("erfcx_cpu", erfcx))
+derivatives(special_erfcx, {"self": "(2.0 * self * result - 2.0 / math.sqrt(M_PI)) * grad"})
+special_ndtri = op("special_ndtri(Tensor self) -> Tensor", variants=_F)(_unary("ndtri_cpu", ndtri))
+derivatives(special_ndtri, {"self": "grad * math.sqrt(2 * M_PI) * (result.square() / 2).exp()"})
+special_log_ndtr = op("special_log_ndtr(Tensor self) -> Tensor", variants=_F)(
+    _unary("log_ndtr_cpu", log_ndtr))
+derivatives(special_log_ndtr, {"self": "grad / math.sqrt(2 * M_PI) * (result + self.pow(2) / 2).neg().exp()"})
+
+
+def _xlog1py_arrays(x, y):
+    """x * std::log1p(y), 0 where x == 0, NaN where y is: Half computes in float (c10::Half's
+    arithmetic), float calls log1pf."""
+    t = x.dtype
+    if t != np.float64:
+        x, y = x.astype(_F32), y.astype(_F32)
+    with np.errstate(all="ignore"):
+        r = (x * _log1p(y)).astype(x.dtype)
+        return np.where(np.isnan(y), np.nan, np.where(x == 0, 0, r)).astype(t)
+
+
+@quiet
+def _xlog1py(self, other):
+    return binary(self, other, _xlog1py_arrays,
+                  compute=lambda d: dispatch_check("xlog1py_cpu", "f")(float_of(d)))
+
+
+@quiet
+def _zeta(self, other):
+    def compute(d):
+        d = dispatch_check("zeta_cpu", "f")(float_of(d))
+        if d not in (D.float32, D.float64):
+            raise not_implemented("zeta_cpu", d)
+        return d
+    return binary(self, other, zeta, compute=compute)
+
+
+def _scalar_overloads(name, kernel, tensor, self_scalar, other_scalar):
+    """name's Tensor, Scalar-self and Scalar-other overloads (the Scalar ones are
+    CompositeExplicitAutograd calls of the Tensor kernel with the number wrapped)."""
+    functional = derivatives(op(f"{name}(Tensor self, Tensor other) -> Tensor", variants=_F)(kernel),
+                             tensor)
+    derivatives(op(f"{name}.self_scalar(Scalar self, Tensor other) -> Tensor", variants=_F)(
+        lambda self, other: kernel(scalar_to_tensor(self, other.device), other)), self_scalar)
+    derivatives(op(f"{name}.other_scalar(Tensor self, Scalar other) -> Tensor", variants=_F)(
+        lambda self, other: kernel(self, scalar_to_tensor(other, self.device))), other_scalar)
+    return functional
+
+
+special_xlog1py = _scalar_overloads(
+    "special_xlog1py", _xlog1py,
+    {"self": "special_xlog1py(grad, other).masked_fill((self == 0.) & (other <= -1.), 0.)",
+     "other": "grad * self / (other + 1)"},
+    {"other": "grad * self / (other + 1)"},
+    {"self": "(special_xlog1py(grad, other) if other > -1. "
+             "else special_xlog1py(grad, other).masked_fill(self == 0., 0.))"})
+special_zeta = _scalar_overloads(
+    "special_zeta", _zeta,
+    {"self": "not_implemented('zeta')", "other": "grad * -self * special_zeta(self + 1., other)"},
+    {"other": "grad * -self * special_zeta(self + 1., other)"},
+    {"self": "not_implemented('zeta')"})
