@@ -165,6 +165,28 @@ _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
 _MACHEP = 1.11022302462515654042E-16
 
 
+def _zeta_long_sum(a, b, s, e, x, chunk=1 << 16):
+    """The direct sum of element e (past its ninth step) continued in chunks of steps: the terms
+    (a + k)**-x at once (a + k is exact, as the loop's a += 1), the running sum as the loop adds
+    (add.accumulate: left to right). Returns the sum where a term becomes negligible, else None
+    with a, b, s left where the loop leaves them (a > 9)."""
+    a0, s0 = a[e], s[e]
+    while True:
+        steps = a0 + np.arange(1.0, chunk + 1.0)
+        terms = np.power(steps, -x)
+        sums = np.add.accumulate(np.concatenate([[s0], terms]))[1:]
+        done = (-_MACHEP * sums < terms) & (terms < _MACHEP * sums)
+        leave = steps > 9.0
+        first = np.nonzero(done | leave)[0]
+        if first.size:
+            j = first[0]
+            if done[j]:
+                return sums[j]
+            a[e], b[e], s[e] = steps[j], terms[j], sums[j]
+            return None
+        a0, s0 = steps[-1], sums[-1]
+
+
 def zeta(x, q):
     """Math.h's zeta(x, q), elementwise over arrays of one float dtype: sum (q + k)**-x until
     the terms are negligible or k >= 9 and q + k > 9, then the Euler-Maclaurin tail. Computed
@@ -193,7 +215,7 @@ def zeta(x, q):
         live = np.arange(idx.size)
         tail = []
         i = 0
-        while live.size:
+        while live.size and i < 32:
             go = (i < 9) | (a[live] <= 9.0)
             tail.append(live[~go])
             live = live[go]
@@ -207,6 +229,13 @@ def zeta(x, q):
             done = (-_MACHEP * sl < bl) & (bl < _MACHEP * sl)
             res[idx[live[done]]] = sl[done]
             live = live[~done]
+        # (a q far below 0 takes about -q steps: one element at a time, many steps at once)
+        for e in live:
+            value = _zeta_long_sum(a, b, s, e, xs[e])
+            if value is None:
+                tail.append(np.array([e]))
+            else:
+                res[idx[e]] = value
         rest = np.concatenate(tail) if tail else np.zeros(0, np.int64)
         if rest.size:
             xr, ar, br, sr = xs[rest], a[rest], b[rest], s[rest]
