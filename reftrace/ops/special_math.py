@@ -13,6 +13,8 @@ from .. import _dtype as D
 from .._tensor import _fresh
 from . import _math_h_tables as _MH
 from ._iter import pointwise_result
+from ._fma import fma, fma64
+from ._libm import float_fn
 from ._pointwise_helpers import float_of
 from ._registry import composite, derivatives, get_packet, op
 from .arithmetic import inplace, quiet
@@ -54,12 +56,14 @@ def unary_special(name, fn, formula=None, variants=_FM, with_inplace=True, alias
 # -- modified Bessel functions of the first kind (Cephes i0, i0e, i1, i1e) ------------------------
 
 def chbevl(x, coefficients):
-    """Cephes chbevl: the Chebyshev series at x/2 (coefficients highest order first)."""
+    """Cephes chbevl: the Chebyshev series at x/2 (coefficients highest order first). torch's
+    AVX2 build fuses its ``x * b1 - b2`` into an FMA (then adds the coefficient)."""
     t = x.dtype.type
+    f = fma if t is np.float32 else fma64
     b0, b1, b2 = np.full_like(x, coefficients[0]), np.zeros_like(x), np.zeros_like(x)
     for c in coefficients[1:]:
         b2, b1 = b1, b0
-        b0 = x * b1 - b2 + t(c)
+        b0 = (f(x, b1, -b2).astype(t) + t(c)).astype(t)
     return t(0.5) * (b0 - b2)
 
 
@@ -67,6 +71,10 @@ def chbevl(x, coefficients):
 # Math.h's, generated from the header (the float overloads use the last 17 and 7 of I1's)
 _I0E_A, _I0E_B = _MH.MODIFIED_BESSEL_I0_FORWARD_A, _MH.MODIFIED_BESSEL_I0_FORWARD_B
 _I1E_A, _I1E_B = _MH.MODIFIED_BESSEL_I1_FORWARD_A, _MH.MODIFIED_BESSEL_I1_FORWARD_B
+
+
+def _odd(x, out):
+    return np.where(x < 0, -out, out)
 
 
 def _bessel_i(A, B, order, scaled, float_lengths=None):
@@ -81,12 +89,16 @@ def _bessel_i(A, B, order, scaled, float_lengths=None):
         small = ax <= 8
         with np.errstate(all="ignore"):
             near = chbevl(ax / t(2) - t(2), a)
+            if not scaled:
+                # calc_i0 / calc_i1: std::exp(x) * chbevl (calc_i1: (std::exp(x) * x) * chbevl)
+                # and (std::exp(x) * chbevl) / sqrt(x), in that order, with glibc's expf for float
+                e = float_fn("expf")(ax) if t is np.float32 else np.exp(ax)
+                chb = chbevl(t(32) / ax - t(2), b)
+                out = np.where(small, (e * ax if order == 1 else e) * near, (e * chb) / np.sqrt(ax))
+                return _odd(x, out) if order == 1 else out
             far = chbevl(t(32) / ax - t(2), b) / np.sqrt(ax)
             if order == 1:
                 near = near * ax
-            if not scaled:
-                e = np.exp(ax)
-                near, far = e * near, e * far
         out = np.where(small, near, far)
         return np.where(x < 0, -out, out) if order == 1 else out
     return f
@@ -332,7 +344,9 @@ special_entr = unary_special("special_entr", _entr, "grad * (-(1 + self.log()))"
 def special_ndtr(self):
     from .unary_ops import erf
     dt = float_of(self.dtype)
-    x = self._array.astype(dt.np) * dt.np.type(math.sqrt(0.5))
+    # self * M_SQRT1_2: a Scalar multiplies in opmath (float for Half), unrounded to Half
+    work = np.float64 if dt is D.float64 else np.float32
+    x = (self._array.astype(work) * work(math.sqrt(0.5))).astype(dt.np)
     e = erf.kernel(pointwise_result(x, dt, self.device, (self,)))._array
     return pointwise_result(((1 + e) * dt.np.type(0.5)).astype(dt.np), dt, self.device, (self,))
 
