@@ -50,7 +50,7 @@ def test_unary_integer_inputs_and_refused_dtypes(name):
     x = np.arange(-3, 4)
     t = getattr(torch.special, name)(torch.from_numpy(x))
     _same(getattr(reftrace.special, name)(reftrace.from_numpy(x)).numpy(), t.numpy())
-    for tdt, rdt in [(torch.float16, reftrace.float16), (torch.bfloat16, reftrace.bfloat16),
+    for tdt, rdt in [(torch.float16, reftrace.float16),
                      (torch.complex64, reftrace.complex64)]:
         with pytest.raises(Exception) as te:
             getattr(torch.special, name)(torch.ones(2, dtype=tdt))
@@ -61,7 +61,7 @@ def test_unary_integer_inputs_and_refused_dtypes(name):
 
 def _pairs(dtype):
     rng = np.random.RandomState(1)
-    x = np.concatenate([rng.uniform(-3, 12, 3000), rng.integers(-3, 10, 500),
+    x = np.concatenate([rng.uniform(-3, 12, 3000), rng.randint(-3, 10, 500),
                         [1, 1, np.nan, 2, np.inf, 2, 0, 3]]).astype(dtype)
     q = np.concatenate([rng.uniform(-10, 10, 3000), rng.uniform(-5, 5, 500),
                         [0, -1, 2, np.nan, 1, np.inf, -1, -2.5]]).astype(dtype)

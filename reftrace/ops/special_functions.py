@@ -288,13 +288,16 @@ derivatives(special_log_ndtr, {"self": "grad / math.sqrt(2 * M_PI) * (result + s
 
 
 def _xlog1py_arrays(x, y):
-    """x * std::log1p(y), 0 where x == 0, NaN where y is: Half computes in float (c10::Half's
-    arithmetic), float calls log1pf."""
+    """x * std::log1p(y), 0 where x == 0, NaN where y is. float calls log1pf; Half's std::log1p
+    (c10's BFloat16-math.h) is log1pf rounded to Half, and Half * Half multiplies in float."""
     t = x.dtype
     if t != np.float64:
         x, y = x.astype(_F32), y.astype(_F32)
     with np.errstate(all="ignore"):
-        r = (x * _log1p(y)).astype(x.dtype)
+        log = _log1p(y)
+        if t == np.float16:
+            log = log.astype(np.float16).astype(_F32)
+        r = (x * log).astype(x.dtype)
         return np.where(np.isnan(y), np.nan, np.where(x == 0, 0, r)).astype(t)
 
 
