@@ -20,8 +20,18 @@ except OSError:  # (no C math library to call: the float64 fallback)
     _LIBM = None
 
 _FALLBACK = {"expf": np.exp, "logf": np.log, "log1pf": np.log1p,
-             "erfcf": np.frompyfunc(math.erfc, 1, 1), "powf": np.power, "sinf": np.sin}
+             "erfcf": np.frompyfunc(math.erfc, 1, 1), "powf": np.power, "sinf": np.sin,
+             "lgammaf": np.frompyfunc(math.lgamma, 1, 1)}
 _CACHE = {}
+
+
+def libm_lgamma(v):
+    """C's lgamma(double) for one number (CPython's math.lgamma is its own, not libm's)."""
+    fn = getattr(_LIBM, "lgamma", None) if _LIBM is not None else None
+    if fn is None:
+        return math.lgamma(v)
+    fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double]
+    return fn(v)
 
 
 def float_fn(name):

@@ -14,7 +14,7 @@ from .._tensor import _fresh
 from . import _math_h_tables as _MH
 from ._iter import pointwise_result
 from ._fma import fma, fma64
-from ._libm import float_fn
+from ._libm import float_fn, libm_lgamma
 from ._pointwise_helpers import float_of
 from ._registry import composite, derivatives, get_packet, op
 from .arithmetic import inplace, quiet
@@ -177,19 +177,29 @@ def _digamma_positive(x):
 
 
 def _trigamma(x):
+    """Math.h's trigamma, step by step in T (its float overload computes in float): the
+    reflection's sin is glibc's sinf for float, and torch's AVX2 build fuses the asymptotic
+    series' ``c - ixx * p`` and ``1 + 1/(2x) + ixx * p`` into FMAs."""
     x = np.asarray(x)
     t = x.dtype.type if x.dtype in (np.float32, np.float64) else np.float64
+    f = fma if t is np.float32 else fma64
     x = x.astype(t)
     with np.errstate(all="ignore"):
-        sign = np.where(x < 0.5, t(-1.0), t(1.0))
-        result = np.where(x < 0.5, -(t(math.pi) * t(math.pi)) / np.sin(t(math.pi) * x) ** 2, t(0.0))
-        x = np.where(x < 0.5, 1 - x, x)
+        pi = t(math.pi)
+        neg = x < t(0.5)
+        sin = float_fn("sinf") if t is np.float32 else np.sin
+        s = sin((pi * x).astype(t))
+        result = np.where(neg, -((pi * pi).astype(t) / (s * s).astype(t)).astype(t), t(0))
+        sign = np.where(neg, t(-1), t(1))
+        x = np.where(neg, (t(1) - x).astype(t), x)
         for _ in range(6):
-            result = result + 1 / (x * x)
-            x = x + 1
-        ixx = 1 / (x * x)
-        result = result + (1 + 1 / (2 * x) + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / x
-        return sign * result
+            result = (result + (t(1) / (x * x)).astype(t)).astype(t)
+            x = (x + t(1)).astype(t)
+        ixx = (t(1) / (x * x)).astype(t)
+        p = f(-ixx, t(1) / t(42), t(1) / t(30)).astype(t)
+        p = f(-ixx, p, t(1) / t(6)).astype(t)
+        series = f(ixx, p, (t(1) + (t(1) / (t(2) * x)).astype(t)).astype(t)).astype(t)
+        return (sign * (result + (series / x).astype(t)).astype(t)).astype(t)
 
 
 _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
@@ -244,13 +254,23 @@ _ZETA = np.frompyfunc(lambda x, q: _zeta_scalar(float(x), float(q)) if not (
 
 
 def _polygamma(n, x):
+    """calc_polygamma: (-1)**(n+1) * exp(lgamma(n + 1)) * zeta(n + 1, x), in T (float: glibc's
+    lgammaf and expf, Math.h's zeta<float>)."""
     if n == 0:
         return _digamma(x)
     if n == 1:
         return _trigamma(x)
+    from .special_functions import zeta
+    x = np.asarray(x)
+    t = np.float32 if x.dtype == np.float32 else np.float64
+    x = x.astype(t)
     with np.errstate(all="ignore"):
-        z = np.asarray(_ZETA(float(n + 1), np.asarray(x, np.float64))).astype(np.float64)
-        return (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)) * z
+        if t is np.float32:
+            g = float_fn("expf")(float_fn("lgammaf")(np.float32(n) + np.float32(1)))
+        else:
+            g = np.float64(math.exp(libm_lgamma(n + 1.0)))
+        factor = (t(1.0 if n % 2 else -1.0) * g).astype(t)
+        return (factor * zeta(np.full_like(x, t(n + 1)), x)).astype(t)
 
 
 lgamma = unary_special("lgamma", _lgamma, "grad * digamma(self)")
