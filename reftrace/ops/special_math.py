@@ -57,13 +57,18 @@ def unary_special(name, fn, formula=None, variants=_FM, with_inplace=True, alias
 
 def chbevl(x, coefficients):
     """Cephes chbevl: the Chebyshev series at x/2 (coefficients highest order first). torch's
-    AVX2 build fuses its ``x * b1 - b2`` into an FMA (then adds the coefficient)."""
+    AVX2 build fuses its ``x * b1 - b2`` into an FMA (then adds the coefficient), but for the
+    first step, where b2 is 0 and ``x * b1 + c`` is the FMA."""
     t = x.dtype.type
     f = fma if t is np.float32 else fma64
     b0, b1, b2 = np.full_like(x, coefficients[0]), np.zeros_like(x), np.zeros_like(x)
-    for c in coefficients[1:]:
+    for i, c in enumerate(coefficients[1:]):
         b2, b1 = b1, b0
-        b0 = (f(x, b1, -b2).astype(t) + t(c)).astype(t)
+        if i == 0:
+            # (the first step's b2 is a known 0: x * b1 - 0 + c folds to one FMA)
+            b0 = f(x, b1, t(c)).astype(t)
+        else:
+            b0 = (f(x, b1, -b2).astype(t) + t(c)).astype(t)
     return t(0.5) * (b0 - b2)
 
 
