@@ -2,7 +2,8 @@
 float dtype; float16 in float32 and float32 in float64, rounded once (as pointwise_math.py).
 
 NumPy has no erf: math.erf / math.erfc per element (correctly rounded in float64), vectorised
-with np.frompyfunc, so these are slower than the other pointwise ops.
+with np.frompyfunc, so these are slower than the other pointwise ops. erf of float16 is torch's
+vectorised float approximation (``_erf_vectorized_float``), which its Half kernel runs.
 """
 import math
 
