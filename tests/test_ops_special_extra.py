@@ -171,3 +171,15 @@ def test_polygamma_bit_exact(n, dtype):
     rng = np.random.RandomState(3)
     x = np.concatenate([rng.uniform(-10, 10, 20000), rng.standard_normal(5000), [0.0, -1.0, 0.5]]).astype(dtype)
     _same(reftrace.polygamma(n, reftrace.from_numpy(x)).numpy(), torch.polygamma(n, torch.from_numpy(x)).numpy())
+
+
+@pytest.mark.parametrize("name", ["erf", "special.ndtr"])
+def test_half_erf_is_torch_vectorized_approximation(name):
+    x = (np.random.RandomState(4).standard_normal(50000) * 3).astype("float16")
+
+    def fn(m):
+        obj = m
+        for part in name.split("."):
+            obj = getattr(obj, part)
+        return obj
+    _same(fn(reftrace)(reftrace.from_numpy(x)).numpy(), fn(torch)(torch.from_numpy(x)).numpy())
