@@ -18,6 +18,7 @@ from ._libm import float_fn, libm_lgamma
 from ._pointwise_helpers import float_of
 from ._registry import composite, derivatives, get_packet, op
 from .arithmetic import inplace, quiet
+from .special_functions import zeta
 
 _FM = ("function", "method")
 _F = ("function",)
@@ -119,7 +120,7 @@ special_i1e = unary_special("special_i1e", _bessel_i(_I1E_A, _I1E_B, 1, True, (1
                             "i1e_backward(grad, self, result)", _F, False)
 
 
-# -- gamma family: lgamma, digamma, polygamma, mvlgamma, zeta ----------------------------------------
+# -- gamma family: lgamma, digamma, polygamma, mvlgamma (zeta: special_functions.py) -------------------------------------
 
 _LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
 
@@ -207,57 +208,6 @@ def _trigamma(x):
         return (sign * (result + (series / x).astype(t)).astype(t)).astype(t)
 
 
-_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
-           7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
-           -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
-
-
-def _zeta_scalar(x, q):
-    """Cephes zeta(x, q), the Hurwitz zeta function (Math.h's zeta), for one pair."""
-    MACHEP = 1.11022302462515654042E-16
-    if x == 1:
-        return math.inf
-    if x < 1:
-        return math.nan
-    if q <= 0:
-        if q == math.floor(q):
-            return math.inf
-        if x != math.floor(x):
-            return math.nan
-    try:
-        s = q ** -x
-    except (OverflowError, ZeroDivisionError):
-        return math.inf
-    a, i, b = q, 0, 0.0
-    while i < 9 or a <= 9.0:
-        i += 1
-        a += 1.0
-        b = a ** -x
-        s += b
-        if -MACHEP * s < b < MACHEP * s:
-            return s
-    w = a
-    s += b * w / (x - 1)
-    s -= 0.5 * b
-    a, k = 1.0, 0.0
-    for i in range(12):
-        a *= x + k
-        b /= w
-        t = a * b / _ZETA_A[i]
-        s = s + t
-        if abs(t / s) < MACHEP:
-            return s
-        k += 1.0
-        a *= x + k
-        b /= w
-        k += 1.0
-    return s
-
-
-_ZETA = np.frompyfunc(lambda x, q: _zeta_scalar(float(x), float(q)) if not (
-    math.isnan(x) or math.isnan(q)) else math.nan, 2, 1)
-
-
 def _polygamma(n, x):
     """calc_polygamma: (-1)**(n+1) * exp(lgamma(n + 1)) * zeta(n + 1, x), in T (float: glibc's
     lgammaf and expf, Math.h's zeta<float>)."""
@@ -265,7 +215,6 @@ def _polygamma(n, x):
         return _digamma(x)
     if n == 1:
         return _trigamma(x)
-    from .special_functions import zeta
     x = np.asarray(x)
     t = np.float32 if x.dtype == np.float32 else np.float64
     x = x.astype(t)
@@ -327,7 +276,7 @@ composite(op("special_multigammaln(Tensor self, int p) -> Tensor", variants=_F)(
     lambda self, p: get_packet("mvlgamma")(self, p))
 
 
-# -- erfinv, ndtr, entr, xlog1py, zeta ---------------------------------------------------------------
+# -- erfinv, ndtr, entr ----------------------------------------------------------------------------------
 
 def _erfinv(y):
     """calc_erfinv: a rational first guess, then two Newton steps on erf."""
