@@ -12,8 +12,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh
 from . import _math_h_tables as _MH
-from ._iter import pointwise_result
 from ._fma import fma, fma64
+from ._iter import pointwise_result
 from ._libm import float_fn, libm_lgamma
 from ._pointwise_helpers import float_of
 from ._registry import composite, derivatives, get_packet, op
@@ -120,7 +120,7 @@ special_i1e = unary_special("special_i1e", _bessel_i(_I1E_A, _I1E_B, 1, True, (1
                             "i1e_backward(grad, self, result)", _F, False)
 
 
-# -- gamma family: lgamma, digamma, polygamma, mvlgamma (zeta: special_functions.py) -------------------------------------
+# -- gamma family: lgamma, digamma, polygamma, mvlgamma (zeta: special_functions.py) --------------
 
 _LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
 
@@ -276,7 +276,7 @@ composite(op("special_multigammaln(Tensor self, int p) -> Tensor", variants=_F)(
     lambda self, p: get_packet("mvlgamma")(self, p))
 
 
-# -- erfinv, ndtr, entr ----------------------------------------------------------------------------------
+# -- erfinv, ndtr, entr ---------------------------------------------------------------------------
 
 def _erfinv(y):
     """calc_erfinv: a rational first guess, then two Newton steps on erf."""
