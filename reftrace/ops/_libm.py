@@ -4,6 +4,9 @@ torch's scalar CPU code calls libm: ``std::lgamma(float)`` is ``lgammaf``, ``std
 ``exp``. NumPy's ufuncs (its own SIMD exp/log) and Python's ``math`` module (its own lgamma) are
 other implementations that differ in the last bit, so a kernel that must match torch bit for bit
 calls the same libm through ctypes, in the argument's precision (``lgammaf`` for float32).
+glibc's float functions are not correctly rounded (expf, logf, powf compute in double and
+round; erfcf, log1pf compute in float), so neither NumPy's float32 ufuncs nor float64 rounded
+to float32 give their results for every input.
 Where no libm can be loaded, the double function of ``math`` stands in, rounded to the dtype.
 """
 import ctypes
@@ -20,7 +23,7 @@ except OSError:  # pragma: no cover
     _LIB = None
 
 _FALLBACK = {"lgamma": math.lgamma, "log": math.log, "exp": math.exp, "log1p": math.log1p,
-             "expm1": math.expm1, "erfc": math.erfc, "pow": math.pow}
+             "expm1": math.expm1, "erfc": math.erfc, "pow": math.pow, "sin": math.sin}
 _CACHE = {}
 
 
@@ -56,3 +59,17 @@ def libm(name, *arrays):
     lists = [np.asarray(a).ravel().tolist() for a in arrays]
     out = np.fromiter(map(fn, *lists), dtype=np.float64, count=len(lists[0]))
     return out.astype(dtype).reshape(np.shape(arrays[0]))
+
+
+def float_fn(name):
+    """libm's float function ``name`` (``expf``, ``powf`` ...) as a NumPy-callable: its
+    arguments broadcast and are taken as float32."""
+    def call(*args):
+        arrays = np.broadcast_arrays(*[np.asarray(a, np.float32) for a in args])
+        return libm(name[:-1], *arrays)
+    return call
+
+
+def libm_lgamma(v):
+    """C's lgamma(double) for one number (CPython's math.lgamma is its own, not libm's)."""
+    return _function("lgamma", False, 1)(v)

@@ -12,11 +12,13 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh
 from . import _math_h_tables as _MH
-from ._fma import fma_of
+from ._fma import fma, fma64
 from ._iter import pointwise_result
+from ._libm import float_fn, libm_lgamma
 from ._pointwise_helpers import float_of
 from ._registry import composite, derivatives, get_packet, op
 from .arithmetic import inplace, quiet
+from .special_functions import zeta
 
 _FM = ("function", "method")
 _F = ("function",)
@@ -55,30 +57,20 @@ def unary_special(name, fn, formula=None, variants=_FM, with_inplace=True, alias
 # -- modified Bessel functions of the first kind (Cephes i0, i0e, i1, i1e) ------------------------
 
 def chbevl(x, coefficients):
-    """Cephes chbevl: the Chebyshev series at x/2 (coefficients highest order first)."""
+    """Cephes chbevl: the Chebyshev series at x/2 (coefficients highest order first). torch's
+    AVX2 build fuses its ``x * b1 - b2`` into an FMA (then adds the coefficient), but for the
+    first step, where b2 is 0 and ``x * b1 + c`` is the FMA."""
     t = x.dtype.type
+    f = fma if t is np.float32 else fma64
     b0, b1, b2 = np.full_like(x, coefficients[0]), np.zeros_like(x), np.zeros_like(x)
-    for c in coefficients[1:]:
+    for i, c in enumerate(coefficients[1:]):
         b2, b1 = b1, b0
-        b0 = x * b1 - b2 + t(c)
+        if i == 0:
+            # (the first step's b2 is a known 0: x * b1 - 0 + c folds to one FMA)
+            b0 = f(x, b1, t(c)).astype(t)
+        else:
+            b0 = (f(x, b1, -b2).astype(t) + t(c)).astype(t)
     return t(0.5) * (b0 - b2)
-
-
-def chbevl_fused(x, coefficients):
-    """chbevl as torch's scalar (cpu_kernel) CPU loops compute it: built with FMA contraction,
-    ``x * b1 - b2`` is one rounding (calc_i1, calc_i1e)."""
-    t = x.dtype.type
-    b0, b1, b2 = np.full_like(x, coefficients[0]), np.zeros_like(x), np.zeros_like(x)
-    for c in coefficients[1:]:
-        b2, b1 = b1, b0
-        b0 = fma_of(x, b1, -b2) + t(c)
-    return t(0.5) * (b0 - b2)
-
-
-def _libm_exp(x):
-    """std::exp in a scalar kernel: libm's expf for float32, nearly always the correctly
-    rounded value (NumPy's own float32 exp is a SIMD approximation, a bit off now and then)."""
-    return np.exp(x.astype(np.float64)).astype(x.dtype) if x.dtype == np.float32 else np.exp(x)
 
 
 # Cephes' Chebyshev tables for exp(-|x|) I0 and I1 on [0, 8] and sqrt(x) exp(-x) I on (8, inf):
@@ -87,13 +79,13 @@ _I0E_A, _I0E_B = _MH.MODIFIED_BESSEL_I0_FORWARD_A, _MH.MODIFIED_BESSEL_I0_FORWAR
 _I1E_A, _I1E_B = _MH.MODIFIED_BESSEL_I1_FORWARD_A, _MH.MODIFIED_BESSEL_I1_FORWARD_B
 
 
+def _odd(x, out):
+    return np.where(x < 0, -out, out)
+
+
 def _bessel_i(A, B, order, scaled, float_lengths=None):
     """calc_i0 / calc_i0e / calc_i1 / calc_i1e: a Chebyshev series on [0, 8] and one in 1/x past
-    8, over |x|; order 1 is odd (the sign of x) and carries a factor x on [0, 8]. Order 1's CPU
-    kernels are scalar loops (cpu_kernel over calc_i1/calc_i1e): fused chbevl, libm's exp and
-    the header's ``exp(x) * x * chbevl(...)`` product order."""
-    series = chbevl_fused if order == 1 else chbevl
-    exp = _libm_exp if order == 1 else np.exp
+    8, over |x|; order 1 is odd (the sign of x) and carries a factor x on [0, 8]."""
     def f(x):
         t = x.dtype.type
         a, b = A, B
@@ -102,18 +94,17 @@ def _bessel_i(A, B, order, scaled, float_lengths=None):
         ax = np.abs(x)
         small = ax <= 8
         with np.errstate(all="ignore"):
-            near = series(ax / t(2) - t(2), a)
-            far = series(t(32) / ax - t(2), b)
-            if order == 1 and not scaled:  # (exp(x) * x * chbevl), (exp(x) * chbevl) / sqrt(x)
-                e = exp(ax)
-                near, far = e * ax * near, e * far / np.sqrt(ax)
-            else:
-                far = far / np.sqrt(ax)
-                if order == 1:
-                    near = near * ax
-                if not scaled:
-                    e = exp(ax)
-                    near, far = e * near, e * far
+            near = chbevl(ax / t(2) - t(2), a)
+            if not scaled:
+                # calc_i0 / calc_i1: std::exp(x) * chbevl (calc_i1: (std::exp(x) * x) * chbevl)
+                # and (std::exp(x) * chbevl) / sqrt(x), in that order, with glibc's expf for float
+                e = float_fn("expf")(ax) if t is np.float32 else np.exp(ax)
+                chb = chbevl(t(32) / ax - t(2), b)
+                out = np.where(small, (e * ax if order == 1 else e) * near, (e * chb) / np.sqrt(ax))
+                return _odd(x, out) if order == 1 else out
+            far = chbevl(t(32) / ax - t(2), b) / np.sqrt(ax)
+            if order == 1:
+                near = near * ax
         out = np.where(small, near, far)
         return np.where(x < 0, -out, out) if order == 1 else out
     return f
@@ -129,7 +120,7 @@ special_i1e = unary_special("special_i1e", _bessel_i(_I1E_A, _I1E_B, 1, True, (1
                             "i1e_backward(grad, self, result)", _F, False)
 
 
-# -- gamma family: lgamma, digamma, polygamma, mvlgamma, zeta ----------------------------------------
+# -- gamma family: lgamma, digamma, polygamma, mvlgamma (zeta: special_functions.py) --------------
 
 _LGAMMA = np.frompyfunc(math.lgamma, 1, 1)
 
@@ -192,80 +183,48 @@ def _digamma_positive(x):
 
 
 def _trigamma(x):
+    """Math.h's trigamma, step by step in T (its float overload computes in float): the
+    reflection's sin is glibc's sinf for float, and torch's AVX2 build fuses the asymptotic
+    series' ``c - ixx * p`` and ``1 + 1/(2x) + ixx * p`` into FMAs."""
     x = np.asarray(x)
     t = x.dtype.type if x.dtype in (np.float32, np.float64) else np.float64
+    f = fma if t is np.float32 else fma64
     x = x.astype(t)
     with np.errstate(all="ignore"):
-        sign = np.where(x < 0.5, t(-1.0), t(1.0))
-        result = np.where(x < 0.5, -(t(math.pi) * t(math.pi)) / np.sin(t(math.pi) * x) ** 2, t(0.0))
-        x = np.where(x < 0.5, 1 - x, x)
+        pi = t(math.pi)
+        neg = x < t(0.5)
+        sin = float_fn("sinf") if t is np.float32 else np.sin
+        s = sin((pi * x).astype(t))
+        result = np.where(neg, -((pi * pi).astype(t) / (s * s).astype(t)).astype(t), t(0))
+        sign = np.where(neg, t(-1), t(1))
+        x = np.where(neg, (t(1) - x).astype(t), x)
         for _ in range(6):
-            result = result + 1 / (x * x)
-            x = x + 1
-        ixx = 1 / (x * x)
-        result = result + (1 + 1 / (2 * x) + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / x
-        return sign * result
-
-
-_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
-           7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
-           -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
-
-
-def _zeta_scalar(x, q):
-    """Cephes zeta(x, q), the Hurwitz zeta function (Math.h's zeta), for one pair."""
-    MACHEP = 1.11022302462515654042E-16
-    if x == 1:
-        return math.inf
-    if x < 1:
-        return math.nan
-    if q <= 0:
-        if q == math.floor(q):
-            return math.inf
-        if x != math.floor(x):
-            return math.nan
-    try:
-        s = q ** -x
-    except (OverflowError, ZeroDivisionError):
-        return math.inf
-    a, i, b = q, 0, 0.0
-    while i < 9 or a <= 9.0:
-        i += 1
-        a += 1.0
-        b = a ** -x
-        s += b
-        if -MACHEP * s < b < MACHEP * s:
-            return s
-    w = a
-    s += b * w / (x - 1)
-    s -= 0.5 * b
-    a, k = 1.0, 0.0
-    for i in range(12):
-        a *= x + k
-        b /= w
-        t = a * b / _ZETA_A[i]
-        s = s + t
-        if abs(t / s) < MACHEP:
-            return s
-        k += 1.0
-        a *= x + k
-        b /= w
-        k += 1.0
-    return s
-
-
-_ZETA = np.frompyfunc(lambda x, q: _zeta_scalar(float(x), float(q)) if not (
-    math.isnan(x) or math.isnan(q)) else math.nan, 2, 1)
+            result = (result + (t(1) / (x * x)).astype(t)).astype(t)
+            x = (x + t(1)).astype(t)
+        ixx = (t(1) / (x * x)).astype(t)
+        p = f(-ixx, t(1) / t(42), t(1) / t(30)).astype(t)
+        p = f(-ixx, p, t(1) / t(6)).astype(t)
+        series = f(ixx, p, (t(1) + (t(1) / (t(2) * x)).astype(t)).astype(t)).astype(t)
+        return (sign * (result + (series / x).astype(t)).astype(t)).astype(t)
 
 
 def _polygamma(n, x):
+    """calc_polygamma: (-1)**(n+1) * exp(lgamma(n + 1)) * zeta(n + 1, x), in T (float: glibc's
+    lgammaf and expf, Math.h's zeta<float>)."""
     if n == 0:
         return _digamma(x)
     if n == 1:
         return _trigamma(x)
+    x = np.asarray(x)
+    t = np.float32 if x.dtype == np.float32 else np.float64
+    x = x.astype(t)
     with np.errstate(all="ignore"):
-        z = _ZETA(float(n + 1), np.asarray(x, np.float64)).astype(np.float64)
-        return (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)) * z
+        if t is np.float32:
+            g = float_fn("expf")(float_fn("lgammaf")(np.float32(n) + np.float32(1)))
+        else:
+            g = np.float64(math.exp(libm_lgamma(n + 1.0)))
+        factor = (t(1.0 if n % 2 else -1.0) * g).astype(t)
+        return (factor * zeta(np.full_like(x, t(n + 1)), x)).astype(t)
 
 
 lgamma = unary_special("lgamma", _lgamma, "grad * digamma(self)")
@@ -317,7 +276,7 @@ composite(op("special_multigammaln(Tensor self, int p) -> Tensor", variants=_F)(
     lambda self, p: get_packet("mvlgamma")(self, p))
 
 
-# -- erfinv, ndtr, entr, xlog1py, zeta ---------------------------------------------------------------
+# -- erfinv, ndtr, entr ---------------------------------------------------------------------------
 
 def _erfinv(y):
     """calc_erfinv: a rational first guess, then two Newton steps on erf."""
@@ -359,7 +318,9 @@ special_entr = unary_special("special_entr", _entr, "grad * (-(1 + self.log()))"
 def special_ndtr(self):
     from .unary_ops import erf
     dt = float_of(self.dtype)
-    x = self._array.astype(dt.np) * dt.np.type(math.sqrt(0.5))
+    # self * M_SQRT1_2: a Scalar multiplies in opmath (float for Half), unrounded to Half
+    work = np.float64 if dt is D.float64 else np.float32
+    x = (self._array.astype(work) * work(math.sqrt(0.5))).astype(dt.np)
     e = erf.kernel(pointwise_result(x, dt, self.device, (self,)))._array
     return pointwise_result(((1 + e) * dt.np.type(0.5)).astype(dt.np), dt, self.device, (self,))
 

@@ -2,7 +2,8 @@
 float dtype; float16 in float32 and float32 in float64, rounded once (as pointwise_math.py).
 
 NumPy has no erf: math.erf / math.erfc per element (correctly rounded in float64), vectorised
-with np.frompyfunc, so these are slower than the other pointwise ops.
+with np.frompyfunc, so these are slower than the other pointwise ops. erf of float16 is torch's
+vectorised float approximation (``_erf_vectorized_float``), which its Half kernel runs.
 """
 import math
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 
+from ._fma import fma
 from ._iter import like_result, pointwise_result
 from ._pointwise_helpers import float_of
 from ._registry import derivatives, op
@@ -37,7 +39,27 @@ exp2 = op("exp2(Tensor self) -> Tensor", variants=_FM)(_float_kernel(np.exp2))
 derivatives(exp2, {"self": "grad * result.conj() * M_LN2"})
 exp2_ = op("exp2_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(exp2.kernel))
 
-erf = op("erf(Tensor self) -> Tensor", variants=_FM)(_float_kernel(_ERF, "erf_vml_cpu"))
+def _erf_vectorized_float(x):
+    """Vectorized<float>::erf (vec256_float.h), which vml::verf runs for Half (MKL's vsErf serves
+    float and double): Abramowitz and Stegun's 7.1.26, 1 - (a1 t + ... + a5 t^5) exp(-x^2) with
+    t = 1 / (1 + p|x|), in float with FMAs (Sleef's expf: float64's exp rounded)."""
+    f = np.float32
+    x = np.asarray(x, f)
+    with np.errstate(all="ignore"):
+        t = (f(1) / fma(f(0.3275911), np.abs(x), f(1))).astype(f)
+        r = fma(f(1.061405429), t, f(-1.453152027))
+        for c in (1.421413741, -0.284496736, 0.254829592):
+            r = fma(r, t, f(c))
+        e = np.exp(-(x * x).astype(np.float64)).astype(f)
+        out = fma((-e * t).astype(f), r, f(1))
+        return np.copysign(out, x)
+
+
+def _erf(x):
+    return _erf_vectorized_float(x) if x.dtype == np.float32 else _ERF(x)
+
+
+erf = op("erf(Tensor self) -> Tensor", variants=_FM)(_float_kernel(_erf, "erf_vml_cpu"))
 derivatives(erf, {"self": "M_2_SQRTPI * exp(-(self.pow(2))) * grad"})
 erf_ = op("erf_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(erf.kernel))
 
