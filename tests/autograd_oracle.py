@@ -83,6 +83,21 @@ def _grad_fn_name(t):
     return None if fn is None else type(fn).__name__
 
 
+def _random_like(rng, t):
+    """Random values of t's shape and dtype (complex ones with an imaginary part too)."""
+    dtype = to_numpy(t).dtype
+    v = rng.standard_normal(tuple(t.shape))
+    if dtype.kind == "c":
+        v = v + 1j * rng.standard_normal(tuple(t.shape))
+    return np.asarray(v.astype(dtype))   # (a 0-d shape gives a NumPy scalar: from_numpy wants arrays)
+
+
+def _real(s):
+    """A complex scalar's real part (autograd differentiates real scalars): the usual choice for
+    complex inputs, L = Re(sum(g * u)); real scalars are left as they are."""
+    return s.real if s.dtype.is_complex else s
+
+
 def compare_grads(fn, torch_inputs, second_order=True, rtol=1e-5, atol=1e-6, seed=0, names=True):
     """Run ``fn`` under both libraries on ``torch_inputs`` (a list of torch values) and compare
     outputs, grad_fn names and first (and second) order gradients. Returns the torch outputs."""
@@ -105,7 +120,7 @@ def compare_grads(fn, torch_inputs, second_order=True, rtol=1e-5, atol=1e-6, see
     if not t_in or not pairs:
         return t_out
     rng = np.random.default_rng(seed)
-    vs = [rng.standard_normal(tuple(t.shape)).astype(to_numpy(t).dtype) for _, t in pairs]
+    vs = [_random_like(rng, t) for _, t in pairs]
     t_g = torch.autograd.grad([t for _, t in pairs], t_in, [torch.from_numpy(v.copy()) for v in vs],
                               allow_unused=True, create_graph=second_order)
     r_g = reftrace.autograd.grad([r for r, _ in pairs], r_in,
@@ -118,9 +133,9 @@ def compare_grads(fn, torch_inputs, second_order=True, rtol=1e-5, atol=1e-6, see
     live = [(r, t) for r, t in zip(r_g, t_g) if t is not None and t.requires_grad]
     if not live:
         return t_out
-    us = [rng.standard_normal(tuple(t.shape)).astype(to_numpy(t).dtype) for _, t in live]
-    t_s = sum((t * torch.from_numpy(u.copy())).sum() for (_, t), u in zip(live, us))
-    r_s = sum((r * reftrace.from_numpy(u.copy())).sum() for (r, _), u in zip(live, us))
+    us = [_random_like(rng, t) for _, t in live]
+    t_s = _real(sum((t * torch.from_numpy(u.copy())).sum() for (_, t), u in zip(live, us)))
+    r_s = _real(sum((r * reftrace.from_numpy(u.copy())).sum() for (r, _), u in zip(live, us)))
     t_gg = torch.autograd.grad(t_s, t_in, allow_unused=True)
     if not r_s.requires_grad:
         # reftrace's first-order gradients do not depend on the inputs: torch's second-order
