@@ -894,7 +894,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots):
 
 
 derivatives(lu_unpack, {"LU_data": "lu_unpack_backward(grads[1], grads[2], LU_data.shape[-2], LU_data.shape[-1])",
-                        "LU_pivots": "non_differentiable"})
+                        "LU_pivots": "non_differentiable"},
+            output_differentiability=[False, True, True])
 
 
 @quiet_np
