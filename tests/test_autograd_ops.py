@@ -66,11 +66,7 @@ FIRST_ORDER_ONLY = {
 KNOWN_GAPS = {
     "chalf": "reftrace has no complex32 (NumPy has no complex32 dtype)",
     "polar": "second-order gradient of angle differs from torch's (first order matches)",
-    "scatter_reduce": "torch's scatter_reduce_backward is not ported",
-    "index_reduce": "torch's index_reduce_backward is not ported",
-    "renorm": "torch's renorm_backward is not ported",
     "einsum": "einsum's decomposition (sumproduct_pair: permute / bmm / view) is not ported",
-    "as_strided_scatter": "torch's as_strided_scatter_backward is not ported",
     "nn.functional.bilinear": "torch decomposes bilinear into _trilinear; not ported",
     "linalg.eig": 'complex eigenvectors: linalg_eig_backward needs complex conj/mH views, which reftrace has not',
     "linalg.eigh": "forward: reftrace's eigenvector signs differ from LAPACK's syevd (the gradient formula is ported)",
