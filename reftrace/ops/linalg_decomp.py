@@ -273,7 +273,11 @@ def _solve_values(A, B, left):
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = np.broadcast_to(a, batch + a.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
-    lu, piv, info = getrf(a)
+    # torch factors A.mT when A is contiguous and real (linalg_solve_ex_out's use_A_T: no copy
+    # into a column-major matrix) and solves with adjoint=True; the LU and pivots it saves for
+    # the backward are those of A.mT then (linalg_solve_backward reads them so), A's batch shape
+    use_A_T = A.is_contiguous() and not A.dtype.is_complex
+    lu, piv, info = getrf(np.swapaxes(A._array, -1, -2) if use_A_T else A._array)
     x = np.linalg.solve(a, b) if not info.any() and a.size and b.size else \
         np.full(b.shape, np.nan, a.dtype)
     if not left:
