@@ -96,10 +96,6 @@ KNOWN_GAPS = {
     "fft.ihfft2": "FunctionsManual's fft_r2c_backward / fft_c2r_backward are not ported to reftrace yet",
     "fft.ihfftn": "FunctionsManual's fft_r2c_backward / fft_c2r_backward are not ported to reftrace yet",
     # the nn layers' ops whose gradients are not torch's yet (issue 9's list of what is left)
-    'nn.functional.conv_transpose1d': 'convolution_backward does not handle transposed convolution yet',
-    'nn.functional.conv_transpose2d': 'convolution_backward does not handle transposed convolution yet',
-    'nn.functional.conv_transpose3d': 'convolution_backward does not handle transposed convolution yet',
-    'nn.functional.conv3d': 'convolution_backward does not handle 3-d convolution yet',
     'nn.functional.scaled_dot_product_attention': "composite in torch (its grad_fn is UnsafeViewBackward0, the math path): reftrace's decomposition is not ported yet",
     'nn.functional.multi_head_attention_forward': "gradients differ from torch's (not diagnosed yet)",
     'nn.functional.grid_sample': "grid_sampler_2d_backward is not implemented yet (and torch's node is GridSampler2DBackward0)",

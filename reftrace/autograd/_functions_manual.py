@@ -982,12 +982,14 @@ def convolution_backward_backward(grads, grad_output, input, weight, stride, pad
 
     def add(a, b):
         return b if a is None else a + b
-    if ggI is not None:
+    # (as torch's: an empty input contributes no ggO term and leaves gI and gW undefined)
+    nonempty = input.numel() != 0
+    if ggI is not None and nonempty:
         if grad_input_mask[0]:
             g_out = add(g_out, conv(ggI, weight, None, *args))
         if grad_input_mask[2]:
             g_w = add(g_w, conv_bw(grad_output, ggI, weight, None, *args, [False, True, False])[1])
-    if ggW is not None:
+    if ggW is not None and nonempty:
         if grad_input_mask[0]:
             g_out = add(g_out, conv(input, ggW, None, *args))
         if grad_input_mask[1]:
