@@ -154,8 +154,11 @@ def _zero(grad):
 
 
 def sgn_backward(x, gx, sgn):
-    abs_ = x.abs()
-    return ((gx - (sgn * sgn.conj()) * gx) / (2. * abs_)).masked_fill(abs_ == 0., 0.)
+    if x.is_complex():
+        abs_ = x.abs()
+        return ((gx - (sgn * sgn) * gx.conj()) / (2. * abs_)).masked_fill(abs_ == 0., 0.)
+    # torch: at::_efficientzerotensor (a zero gradient for a real input)
+    return _rt.zeros_like(sgn)
 
 
 def angle_backward(grad, self):
