@@ -182,6 +182,9 @@ def linalg_vecdot(x, y, dim):
 @composite(linalg_vecdot)
 def _vecdot_composite(x, y, dim):
     _check_vecdot(x, y)
+    if x.dim() == 1 and y.dim() == 1:
+        # two vectors: torch's linalg_vecdot calls at::vdot (VdotBackward0), whatever dim says
+        return get_packet("vdot")(x, y)
     return ((x.conj() if x.dtype.is_complex else x) * y).sum(dim)
 
 
