@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .._device import contiguous_format
 from .._frames import warn_at_caller
 from .._promotion import result_type
 from .._tensor import _fresh, _view_of, _wrap_dim, contiguous_strides
@@ -34,10 +35,12 @@ def _matrix_power(a, n, matmul, inverse, eye_like, clone):
     """LinearAlgebra.cpp linalg_matrix_power: squaring over n's bits, least significant first."""
     if n == 0:
         return eye_like(a)
-    if n < 0:
-        a, n = inverse(a), -n
     if n == 1:
         return clone(a)
+    if n == -1:  # (the inverse itself: no clone, LinalgInvExBackward0 in torch's graph)
+        return inverse(a)
+    if n < 0:
+        a, n = inverse(a), -n
     if n == 2:
         return matmul(a, a)
     if n == 3:
@@ -77,8 +80,11 @@ def linalg_matrix_power(self, n):
 @composite(linalg_matrix_power)
 def _matrix_power_composite(self, n):
     _check_power(self)
+    # n == 0: torch clones the input "to include result in the autograd graph" and copies the
+    # identity into it (CopyBackwards on CloneBackward0)
     return _matrix_power(self, n, _p("matmul"), _p("linalg_inv"),
-                         lambda a: _p("zeros_like")(a) + _eye_like(a), lambda a: a.clone())
+                         lambda a: a.clone(memory_format=contiguous_format).copy_(_eye_like(a)),
+                         lambda a: a.clone())
 
 
 @op("matrix_power(Tensor self, int n) -> Tensor", variants=_FM)
