@@ -18,7 +18,7 @@ from .._tensor import (_array_strides, _fresh, _strided, _view_of, _wrap_dim, co
                        xp_of)
 from ._iter import (channels_last_strides, empty_strided_array, is_non_overlapping_and_dense,
                     output_strides, preserve_strides)
-from ._registry import composite, derivatives, op
+from ._registry import composite, derivatives, get_packet, op
 
 INT64_MAX = 2 ** 63 - 1
 _CL_RANK = {"channels_last": 4, "channels_last_3d": 5}
@@ -248,11 +248,25 @@ def reshape(self, shape):
     return reshape_to(self, shape)
 
 
+@op("_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)", variants=())
+def _reshape_alias(self, size, stride):
+    # (only reshape's decomposition calls it, with computeStride's strides: reshape's view)
+    return reshape_to(self, size)
+
+
+derivatives(_reshape_alias, {"self": "grad.reshape(self.shape)"})
+
+
 @composite(reshape)
 def _reshape_composite(self, shape):
-    # TensorShape.cpp reshape_symint: a view when strides allow, else _unsafe_view of a clone
-    if _viewed(self, shape)[1] is not None:
+    # TensorShape.cpp reshape_symint: a contiguous input is viewed; another is aliased with
+    # computeStride's strides when they exist (_reshape_alias: ReshapeAliasBackward0), else
+    # copied (_unsafe_view of a contiguous clone)
+    if self.is_contiguous():
         return self.view(shape)
+    shape_, view = _viewed(self, shape)
+    if view is not None:
+        return get_packet("_reshape_alias")(self, list(shape_), list(view.stride()))
     from .backward import _unsafe_view
     return _unsafe_view(self.clone(memory_format=MEMORY_FORMATS["contiguous_format"]), shape)
 
