@@ -140,23 +140,29 @@ def _multi_dot(tensors, mm):
             raise RuntimeError(
                 f"multi_dot(): tensors {i} and {i + 1} with shapes {tuple(mats[i].shape)} and "
                 f"{tuple(mats[i + 1].shape)} cannot be multiplied")
+    # (multi_dot_impl: the result is viewed as out_shape, the rows of a 2-D first tensor and
+    # the columns of a 2-D last one, whatever the shapes: ViewBackward0 in torch's graph)
+    out_shape = ([first.shape[0]] if first.dim() == 2 else []) + \
+        ([last.shape[1]] if last.dim() == 2 else [])
     if n == 2:
-        out = mm(mats[0], mats[1])
-    else:
-        order = _chain_order([tuple(m.shape) for m in mats])
+        return mm(mats[0], mats[1]).view(out_shape)
+    if n == 3:
+        # torch's direct rule for three matrices (a x b)(b x c)(c x d): A(BC) only when it is
+        # strictly cheaper (the chain DP would break a tie the other way)
+        a, b = mats[0].shape[0], mats[1].shape[0]
+        c, d = mats[2].shape[0], mats[2].shape[1]
+        cost_1 = (a * c) * (b + d)
+        cost_2 = (b * d) * (a + c)
+        if cost_1 > cost_2:
+            return mm(mats[0], mm(mats[1], mats[2])).view(out_shape)
+        return mm(mm(mats[0], mats[1]), mats[2]).view(out_shape)
+    order = _chain_order([tuple(m.shape) for m in mats])
 
-        def chain(i, j):
-            if i == j:
-                return mats[i]
-            return mm(chain(i, order[i][j]), chain(order[i][j] + 1, j))
-        out = chain(0, n - 1)
-    if first.dim() == 1 and last.dim() == 1:
-        return out.reshape([])
-    if first.dim() == 1:
-        return out.squeeze(0)
-    if last.dim() == 1:
-        return out.squeeze(-1)
-    return out
+    def chain(i, j):
+        if i == j:
+            return mats[i]
+        return mm(chain(i, order[i][j]), chain(order[i][j] + 1, j))
+    return chain(0, n - 1).view(out_shape)
 
 
 @op("linalg_multi_dot(Tensor[] tensors) -> Tensor", variants=_F)
