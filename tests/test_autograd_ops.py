@@ -74,7 +74,6 @@ KNOWN_GAPS = {
         "node) is not modelled: reftrace computes the reference path (spec NNL-11)",
     "nn.functional.linear_cross_entropy.chunked_none": "as linear_cross_entropy.chunked",
     "linalg.pinv.singular": "forward: reftrace's pinv of this singular sample has the wrong shape (0, 3)",
-    "linalg.cond": "torch's decomposition records SqueezeBackward1 around its svdvals; reftrace's records DivBackward0",
     "special.ndtr": "torch records MulBackward1/AddBackward1 (C++'s double operands: mul.Scalar, "
                     "add.Scalar); reftrace has no such overloads (registering them would also "
                     "register mul.Scalar_out/add.Scalar_out ahead of mul.out in the Python binding)",

@@ -488,6 +488,9 @@ def _cond(self, p):
     check_float(name, self)
     if p is not None and p not in (2, -2):
         square_float(name, self)
+    if self.numel() == 0:  # _linalg_cond_empty_matrix: zeros of the batch shape
+        return fresh(np.zeros(self._array.shape[:-2], real_of(self.dtype).np), real_of(self.dtype),
+                     self.device)
     return fresh(np.asarray(_cond_values(self, p)), real_of(self.dtype), self.device)
 
 
@@ -502,10 +505,24 @@ def linalg_cond_str(self, p):
 
 
 def _cond_composite(self, p):
+    """torch's linalg_cond (LinearAlgebra.cpp), whose ops autograd records."""
+    if self.numel() == 0:
+        # _linalg_cond_empty_matrix: zeros of the batch shape (NumPy has no 0x0 condition number)
+        return _cond(self, p)
     if p is None or p in (2, -2):
+        # narrow the extreme singular values, divide, squeeze(-1)
         s = _p("linalg_svdvals")(self)
-        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-    return _p("linalg_matrix_norm")(self, p) * _p("linalg_matrix_norm")(_p("linalg_inv")(self), p)
+        s_max, s_min = s.narrow(-1, 0, 1), s.narrow(-1, -1, 1)
+        return (s_min / s_max if p == -2 else s_max / s_min).squeeze(-1)
+    if p == "nuc":
+        # the nuclear norms from the singular values directly (matrix_norm raises on infinities)
+        s = _p("linalg_svdvals")(self)
+        return s.sum(-1) * s.reciprocal().sum(-1)
+    # _linalg_cond_helper: a singular matrix's inverse is infinite, and 0 * inf is inf
+    inverse, info = _p("linalg_inv_ex")(self)
+    inverse.masked_fill_(info.unsqueeze(-1).unsqueeze(-1) > 0, math.inf)
+    result = _p("linalg_matrix_norm")(self, p) * _p("linalg_matrix_norm")(inverse, p)
+    return result.nan_to_num_(math.inf, math.inf, -math.inf)
 
 
 composite(linalg_cond)(_cond_composite)
