@@ -148,8 +148,12 @@ def _perm_from_pivots(piv, m):
 
 @quiet_np
 def _det_parts(A):
+    # torch's _linalg_det / _linalg_slogdet factor A.mH when A is contiguous and real (lu_factor
+    # wants a column-major input; det(A^T) = det(A)): the values, and the LU and pivots saved for
+    # the backward (linalg_det_backward solves with adjoint=!use_A_T) are those of A.mT then
     a = A._array
-    lu, piv, _ = getrf(a)
+    use_A_T = A.is_contiguous() and not A.dtype.is_complex
+    lu, piv, _ = getrf(np.swapaxes(a, -1, -2) if use_A_T else a)
     n = a.shape[-1]
     diag = np.diagonal(lu, axis1=-2, axis2=-1)
     swaps = (piv != np.arange(1, n + 1)).sum(-1) % 2
