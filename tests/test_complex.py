@@ -214,6 +214,8 @@ GRADS = {
     "complex": (lambda m, x: m.complex(x, x * 2) * (1 + 2j), "r"),
     "polar_first_order": (lambda m, x: m.polar(x.abs() + 1, x) * (1 + 2j), "r"),
     "abs_complex": (lambda m, x: x.abs(), "c"),
+    "sgn_complex": (lambda m, x: m.sgn(x) * (1 - 2j), "c"),
+    "polar": (lambda m, x: m.polar(x.abs() + 1, x) * (1 + 2j), "r"),
     "cdouble": (lambda m, x: x.cdouble() * (1 - 1j), "r"),
 }
 

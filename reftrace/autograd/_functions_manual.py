@@ -1056,12 +1056,14 @@ def convolution_backward_backward(grads, grad_output, input, weight, stride, pad
 
     def add(a, b):
         return b if a is None else a + b
-    if ggI is not None:
+    # (as torch's: an empty input contributes no ggO term and leaves gI and gW undefined)
+    nonempty = input.numel() != 0
+    if ggI is not None and nonempty:
         if grad_input_mask[0]:
             g_out = add(g_out, conv(ggI, weight, None, *args))
         if grad_input_mask[2]:
             g_w = add(g_w, conv_bw(grad_output, ggI, weight, None, *args, [False, True, False])[1])
-    if ggW is not None:
+    if ggW is not None and nonempty:
         if grad_input_mask[0]:
             g_out = add(g_out, conv(input, ggW, None, *args))
         if grad_input_mask[1]:
@@ -1765,44 +1767,6 @@ def linalg_solve_backward(gX, X, A, LU, pivots, left, B_requires_grad):
         gA_ = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
     return (gA_ if A_requires_grad else None,
             matrix_to_vector(gB_) if B_requires_grad else None)
-
-
-def householder_product_backward(grad, result, input, tau, flip_order=False):
-    """Q = (H_1 H_2 ... H_k)[:, :n], H_i = I - tau_i v_i v_i^T, v_i the i-th column of input below
-    the diagonal with a unit diagonal. With G the gradient of the full product (grad padded with
-    zero columns), H_i's gradient is (H_1..H_{i-1})^T G (H_{i+1}..H_k)^T =: G_i, so
-    grad v_i = -tau_i (G_i + G_i^T) v_i (rows below i only) and grad tau_i = -v_i^T G_i v_i.
-    (The same gradients as torch's FunctionsManual routine, by the product rule rather than its
-    in-place sweep; real dtypes, which is what nn.utils.parametrizations.orthogonal uses.)"""
-    if grad is None or input.numel() == 0 or tau.numel() == 0:
-        return None, None
-    if input.is_complex():
-        raise NotImplementedError("reftrace's householder_product_backward supports real "
-                                  "dtypes only")
-    m, n = input.shape_tuple[-2], input.shape_tuple[-1]
-    k = tau.shape_tuple[-1]
-    eye = _rt.eye(m, dtype=input.dtype)
-    V = input.tril(-1) + _rt.eye(m, n, dtype=input.dtype)
-    vs = [V[..., :, i:i + 1] for i in range(k)]
-    hs = [eye - tau[..., i:i + 1].unsqueeze(-1) * (vs[i] @ vs[i].mT) for i in range(k)]
-    prefix = [eye.expand(*hs[0].shape_tuple)]
-    for h in hs[:-1]:
-        prefix.append(prefix[-1] @ h)
-    suffix = [eye.expand(*hs[0].shape_tuple)]
-    for h in reversed(hs[1:]):
-        suffix.append(h @ suffix[-1])
-    suffix.reverse()
-    G = _rt.nn.functional.pad(grad, [0, m - n]) if m > n else grad
-    grad_v, grad_tau = [], []
-    for i in range(k):
-        Gi = prefix[i].mT @ G @ suffix[i].mT
-        gv = -tau[..., i:i + 1].unsqueeze(-1) * ((Gi + Gi.mT) @ vs[i])
-        grad_v.append(gv)
-        grad_tau.append(-(vs[i].mT @ Gi @ vs[i]).squeeze(-1))
-    gV = _rt.cat(grad_v, -1)
-    if k < n:
-        gV = _rt.cat([gV, _rt.zeros_like(input[..., :, k:])], -1)
-    return gV.tril(-1), _rt.cat(grad_tau, -1)
 
 
 # -- native normalisation and dropout kernels (ops/nn_norm_native.py) --------------------------------

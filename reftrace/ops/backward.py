@@ -241,13 +241,32 @@ def _window_slices(k_index, stride, dilation, out):
     "SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)")
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
                          transposed, output_padding, groups, output_mask):
-    """Gradients of a (non-transposed) convolution: input (the kernel's taps scattered back),
-    weight (inputs windows times grad_output), bias (grad_output summed)."""
-    from .nn_conv import constant_padded, windows
-    xp = xp_of(input)
+    """Gradients of a convolution: input (the kernel's taps scattered back), weight (input
+    windows times grad_output), bias (grad_output summed). A transposed convolution is the
+    adjoint of a plain one, so its gradients are the plain convolution's with the roles of
+    input and grad_output swapped (``_transposed_convolution_backward``)."""
     n = weight.ndim - 2
     stride, padding, dilation = (list(v) * n if len(v) == 1 else list(v)
                                  for v in (stride, padding, dilation))
+    grad_bias = None
+    if output_mask[2] and bias_sizes is not None:
+        g = grad_output._array
+        grad_bias = _fresh(g.sum(axis=(0,) + tuple(range(2, g.ndim))), grad_output.dtype,
+                           grad_output.device)
+    if input.numel() == 0 or grad_output.numel() == 0 or weight.numel() == 0:
+        # ConvBackend::Empty: zero gradients of the inputs' shapes (nothing to convolve)
+        xp = xp_of(input)
+        grad_input = _fresh(xp.zeros(input.shape_tuple, input.dtype.np), input.dtype,
+                            input.device) if output_mask[0] else None
+        grad_weight = _fresh(xp.zeros(weight.shape_tuple, weight.dtype.np), weight.dtype,
+                             weight.device) if output_mask[1] else None
+        return grad_input, grad_weight, grad_bias
+    if transposed:
+        grad_input, grad_weight = _transposed_convolution_backward(
+            grad_output, input, weight, stride, padding, dilation, groups, output_mask)
+        return grad_input, grad_weight, grad_bias
+    from .nn_conv import constant_padded, windows
+    xp = xp_of(input)
     g = grad_output._array
     N, O = g.shape[:2]
     out = g.shape[2:]
@@ -258,7 +277,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     pads = [(p, p) for p in padding]
     padded = constant_padded(xp, a, pads) if any(padding) else a
     gg = g.reshape((N, groups, Og) + tuple(out))
-    grad_input = grad_weight = grad_bias = None
+    grad_input = grad_weight = None
     if output_mask[0]:
         w = weight._array.reshape((groups, Og, Cg) + tuple(kernel))
         dx = xp.zeros(padded.shape, dtype=a.dtype).reshape((N, groups, Cg) + padded.shape[2:])
@@ -272,16 +291,49 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         grad_input = _fresh(xp.ascontiguousarray(dx), input.dtype, input.device)
     if output_mask[1]:
         win = windows(xp, padded, kernel, stride, dilation)   # (N, C, *out, *kernel)
+        win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in out)]
         win = win.reshape((N, groups, Cg) + win.shape[2:])
-        letters = "abcdefgh"[:n]
-        ks = "pqrstuvw"[:n]
+        # (spatial subscripts distinct from n, g, o, c)
+        letters, ks = "ijk"[:n], "pqr"[:n]
         dw = xp.einsum(f"ngo{letters},ngc{letters}{ks}->goc{ks}", gg, win)
         grad_weight = _fresh(xp.ascontiguousarray(dw.reshape(weight.shape_tuple)).astype(
             weight.dtype.np, copy=False), weight.dtype, weight.device)
-    if output_mask[2] and bias_sizes is not None:
-        grad_bias = _fresh(g.sum(axis=(0,) + tuple(range(2, g.ndim))), grad_output.dtype,
-                           grad_output.device)
     return grad_input, grad_weight, grad_bias
+
+
+def _transposed_convolution_backward(grad_output, input, weight, stride, padding, dilation,
+                                     groups, output_mask):
+    """y = conv_transpose(x, w) is the adjoint (in x) of the plain convolution with w, so
+    grad_x = conv(grad_y, w) (the same stride, padding, dilation and groups; output_padding's
+    extra far-end positions are never read), and grad_w is the plain convolution's weight
+    gradient with x in the role of its grad_output and grad_y in the role of its input (the
+    weight laid out (C_in, C_out / groups, *kernel) either way)."""
+    from .nn_conv import constant_padded, conv_forward, windows
+    xp = xp_of(input)
+    n = weight.ndim - 2
+    spatial = input.shape_tuple[2:]
+    grad_input = grad_weight = None
+    if output_mask[0]:
+        gi = conv_forward(grad_output, weight, None, stride, [(p, p) for p in padding],
+                          dilation, groups)
+        gi = gi._array[(slice(None), slice(None)) + tuple(slice(0, L) for L in spatial)]
+        grad_input = _fresh(xp.ascontiguousarray(gi), input.dtype, input.device)
+    if output_mask[1]:
+        g = grad_output._array
+        N, O = g.shape[:2]
+        C = input.shape_tuple[1]
+        Cg, Og = C // groups, O // groups
+        kernel = weight.shape_tuple[2:]
+        padded = constant_padded(xp, g, [(p, p) for p in padding]) if any(padding) else g
+        win = windows(xp, padded, kernel, stride, dilation)   # (N, O, *positions, *kernel)
+        win = win[(slice(None), slice(None)) + tuple(slice(0, L) for L in spatial)]
+        win = win.reshape((N, groups, Og) + win.shape[2:])
+        xg = input._array.reshape((N, groups, Cg) + tuple(spatial))
+        letters, ks = "ijk"[:n], "pqr"[:n]
+        dw = xp.einsum(f"ngc{letters},ngo{letters}{ks}->gco{ks}", xg, win)
+        grad_weight = _fresh(xp.ascontiguousarray(dw.reshape(weight.shape_tuple)).astype(
+            weight.dtype.np, copy=False), weight.dtype, weight.device)
+    return grad_input, grad_weight
 
 
 @op("max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "

@@ -662,7 +662,12 @@ def scatter_reduce_(self, dim, index, src, reduce, include_self):
     _scatter_reduce_into(self, dim, index, src, reduce, include_self)
     self._version += 1
     return self
-# (no derivatives yet: torch's scatter_reduce_backward is not ported)
+
+
+_SCATTER_REDUCE = {"self, src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)",
+                   "index": "non_differentiable"}
+derivatives(scatter_reduce, _SCATTER_REDUCE)
+derivatives(scatter_reduce_, _SCATTER_REDUCE)
 
 
 def _index_reduce_into(out, dim, index, source, reduce, include_self):
@@ -693,7 +698,12 @@ def index_reduce_(self, dim, index, source, reduce, include_self):
     _index_reduce_into(self, dim, index, source, reduce, include_self)
     self._version += 1
     return self
-# (no derivatives yet: torch's index_reduce_backward is not ported)
+
+
+_INDEX_REDUCE = {"self, source": "index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)",
+                 "index": "non_differentiable"}
+derivatives(index_reduce, _INDEX_REDUCE)
+derivatives(index_reduce_, _INDEX_REDUCE)
 
 
 # -- unique ---------------------------------------------------------------------------------------------

@@ -148,8 +148,12 @@ def _perm_from_pivots(piv, m):
 
 @quiet_np
 def _det_parts(A):
+    # torch's _linalg_det / _linalg_slogdet factor A.mH when A is contiguous and real (lu_factor
+    # wants a column-major input; det(A^T) = det(A)): the values, and the LU and pivots saved for
+    # the backward (linalg_det_backward solves with adjoint=!use_A_T) are those of A.mT then
     a = A._array
-    lu, piv, _ = getrf(a)
+    use_A_T = A.is_contiguous() and not A.dtype.is_complex
+    lu, piv, _ = getrf(np.swapaxes(a, -1, -2) if use_A_T else a)
     n = a.shape[-1]
     diag = np.diagonal(lu, axis1=-2, axis2=-1)
     swaps = (piv != np.arange(1, n + 1)).sum(-1) % 2
@@ -273,7 +277,11 @@ def _solve_values(A, B, left):
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = np.broadcast_to(a, batch + a.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
-    lu, piv, info = getrf(a)
+    # torch factors A.mT when A is contiguous and real (linalg_solve_ex_out's use_A_T: no copy
+    # into a column-major matrix) and solves with adjoint=True; the LU and pivots it saves for
+    # the backward are those of A.mT then (linalg_solve_backward reads them so), A's batch shape
+    use_A_T = A.is_contiguous() and not A.dtype.is_complex
+    lu, piv, info = getrf(np.swapaxes(A._array, -1, -2) if use_A_T else A._array)
     x = np.linalg.solve(a, b) if not info.any() and a.size and b.size else \
         np.full(b.shape, np.nan, a.dtype)
     if not left:
@@ -894,7 +902,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots):
 
 
 derivatives(lu_unpack, {"LU_data": "lu_unpack_backward(grads[1], grads[2], LU_data.shape[-2], LU_data.shape[-1])",
-                        "LU_pivots": "non_differentiable"})
+                        "LU_pivots": "non_differentiable"},
+            output_differentiability=[False, True, True])
 
 
 @quiet_np

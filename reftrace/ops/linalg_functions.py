@@ -487,6 +487,9 @@ def _cond(self, p):
     check_float(name, self)
     if p is not None and p not in (2, -2):
         square_float(name, self)
+    if self.numel() == 0:  # _linalg_cond_empty_matrix: zeros of the batch shape
+        return fresh(np.zeros(self._array.shape[:-2], real_of(self.dtype).np), real_of(self.dtype),
+                     self.device)
     return fresh(np.asarray(_cond_values(self, p)), real_of(self.dtype), self.device)
 
 
@@ -506,10 +509,14 @@ def _cond_composite(self, p):
     if self.numel() == 0:  # NumPy leaves it undefined; torch returns zeros of the batch shape
         return self.new_zeros(list(self.shape[:-2]), dtype=real_of(self.dtype))
     if p is None or p in (2, -2):
+        # narrow the extreme singular values, divide, squeeze(-1)
         s = _p("linalg_svdvals")(self)
         # singular values come sorted in descending order
         s_max, s_min = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
         return (s_min / s_max if p == -2 else s_max / s_min).squeeze(-1)
+    if p == "nuc":   # the nuclear norms from the singular values (matrix_norm raises on inf)
+        s = _p("linalg_svdvals")(self)
+        return s.sum(-1) * s.reciprocal().sum(-1)
     inverse, info = _p("linalg_inv_ex")(self)   # _linalg_cond_helper: a singular block's
     inverse.masked_fill_(info.unsqueeze(-1).unsqueeze(-1) > 0, math.inf)   # inverse is inf
     result = _p("linalg_matrix_norm")(self, p) * _p("linalg_matrix_norm")(inverse, p)

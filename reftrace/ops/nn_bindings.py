@@ -61,8 +61,8 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups, trans
         if GRAD.enabled and any(t is not None and t.requires_grad for t in (x, weight, bias)):
             # then autograd records the call (ConvolutionBackward0) on the result
             attach_history(get_packet("convolution").overloads[0],
-                           [x, weight, bias, stride, _int_list(padding, n), dilation, False,
-                            [0] * n, groups], out)
+                           [x, weight, bias, stride, _int_list(padding, n), dilation, transposed,
+                            _int_list(output_padding, n), groups], out)
     return out if batched else out.squeeze(0)
 
 

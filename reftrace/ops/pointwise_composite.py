@@ -40,6 +40,7 @@ nan_to_num = op("nan_to_num(Tensor self, float? nan=None, float? posinf=None, fl
 derivatives(nan_to_num, {"self": "grad * isfinite(self)"})
 nan_to_num_ = op("nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> "
                  "Tensor(a!)", variants=_FM)(inplace(_nan_to_num))
+derivatives(nan_to_num_, {"self": "grad * isfinite(self)"})  # (the functional's entry)
 
 
 def _ternary(self, tensor1, tensor2, value, fn):

@@ -585,7 +585,7 @@ def renorm(self, p, dim, maxnorm):
     return _fresh(np.ascontiguousarray(a * factor), self.dtype, self.device)
 
 
-# (no derivatives yet: torch's renorm_backward is not ported)
+derivatives(renorm, {"self": "renorm_backward(grad, self, p, dim, maxnorm)"})
 
 
 # -- einsum -----------------------------------------------------------------------------------------

@@ -232,7 +232,11 @@ derivatives(diagonal_scatter, {"self": "diagonal_scatter(grad, zeros_like(src), 
     "SymInt? storage_offset=None) -> Tensor", variants=_FM)
 def as_strided_scatter(self, src, size, stride, storage_offset):
     return _scatter_into(self, src, lambda t: _P("as_strided")(t, size, stride, storage_offset))
-# (no derivatives yet: torch's as_strided_scatter_backward is not ported)
+
+
+derivatives(as_strided_scatter, {
+    "self": "as_strided_scatter_backward(grad, TensorGeometry(self), TensorGeometry(src), size, stride, storage_offset)",
+    "src": "grad.contiguous().as_strided(size, stride, storage_offset)"})
 
 
 @decomposed("sum_to_size(Tensor self, SymInt[] size) -> Tensor", variants=("method",))
