@@ -262,7 +262,8 @@ def _is_one(alpha):
 @quiet
 def add(self, other, alpha):
     # (complex: torch's kernel multiplies by alpha even when it is 1, which NaNs infinities)
-    if _is_one(alpha) and not (self.dtype.is_complex or other.dtype.is_complex):
+    # (_is_one(alpha), inlined: x + y is the commonest eager call)
+    if type(alpha) is int and alpha == 1 and not (self.dtype.is_complex or other.dtype.is_complex):
         return binary(self, other, np.add)
     return _axpy(self, other, alpha)
 
@@ -329,7 +330,11 @@ derivatives(op("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 @op("mul.Tensor(Tensor self, Tensor other) -> Tensor", variants=("function", "method"))
 @quiet
 def mul(self, other):
-    return binary(self, other, _complex_arith.multiply)
+    # the common dtype is complex iff an operand is: only then is torch's complex product needed
+    # (_complex_arith.multiply would pick np.multiply itself, one call later)
+    if self.dtype.is_complex or other.dtype.is_complex:
+        return binary(self, other, _complex_arith.multiply)
+    return binary(self, other, np.multiply)
 
 
 _MUL = {"self": "mul_tensor_backward(grad, other, self.dtype)",
