@@ -776,8 +776,16 @@ def _view_of(base, array, stride, dtype=None):
     t = _new(Tensor)
     root = base._base if base._base is not None else base
     stride = tuple(stride)
-    _init(t, array, dtype or base.dtype, base.device,
-          None if stride == _array_strides(array.shape) else stride, root)
+    # (_init's assignments, inlined: views are the commonest results after pointwise ones)
+    t._array = array
+    t.dtype = dtype or base.dtype
+    t.device = base.device
+    t.requires_grad = False
+    t._stride = None if stride == _array_strides(array.shape) else stride
+    t._base = root
+    t._wrapped = False
+    t._tv = None
+    t._grad = None
     t._vc = root._vc  # views share their base's version counter
     if base._mbits:  # a view of a conjugate (negative) view reads conjugated (negated) too
         t.__dict__["_mbits"] = base._mbits

@@ -662,9 +662,11 @@ def select_view(self, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {_fmt(a.shape)} "
                          f"at dimension {dim}")
-    strides = self.stride()
     # `..., ` keeps a 0-d result a view (a[i] alone would give a NumPy scalar copy)
     arr = a[index, ...] if dim == 0 else a[(slice(None),) * dim + (index, Ellipsis)]
+    strides = self._stride
+    if strides is None:  # contiguous: what self.stride() gives, without the method call
+        strides = _array_strides(a.shape)
     return _view_of(self, arr, strides[:dim] + strides[dim + 1:])
 
 
