@@ -112,8 +112,8 @@ def _viewed(self, shape):
     """(shape with -1 resolved, self viewed as it -- or None where torch's computeStride refuses)."""
     a = self._array
     shape = _infer_size(shape, a.size)
-    if self._stride is None:  # contiguous: NumPy reshapes it without a copy
-        return shape, _view_of(self, a.reshape(shape), _array_strides(shape))
+    if self._stride is None:  # contiguous: NumPy reshapes it without a copy, contiguously
+        return shape, _view_of(self, a.reshape(shape), None)
     strides = _strides_for_view(a.shape, self._stride, shape)
     if strides is None:
         return shape, None
