@@ -666,6 +666,8 @@ def select_view(self, dim, index):
     arr = a[index, ...] if dim == 0 else a[(slice(None),) * dim + (index, Ellipsis)]
     strides = self._stride
     if strides is None:  # contiguous: what self.stride() gives, without the method call
+        if dim == 0:  # the rows of a contiguous tensor are contiguous
+            return _view_of(self, arr, None)
         strides = _array_strides(a.shape)
     return _view_of(self, arr, strides[:dim] + strides[dim + 1:])
 
