@@ -30,7 +30,22 @@ def dispatch(op, args):
     tracer = STATE.tracer
     if tracer is not None:
         return tracer.record(op, args)
-    return run_kernel(op, args)
+    if MATH_BITS_LIVE[0]:
+        return run_kernel(op, args)
+    # run_kernel's common case inlined (no math bits exist yet): the same requires_grad rule as
+    # _run_kernel, two Python frames fewer on every eager call
+    if op.differentiable and GRAD.enabled:
+        for i in op.tensor_slots:
+            a = args[i]
+            if a is None:
+                continue
+            if type(a) is list:
+                for e in a:
+                    if e is not None and e.requires_grad:
+                        return record(op, args)
+            elif a.requires_grad:
+                return record(op, args)
+    return op.kernel(*args)
 
 
 def run_kernel(op, args):

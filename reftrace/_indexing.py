@@ -298,9 +298,8 @@ def _strip_trailing_none(indices):
 
 def getitem(self, index):
     """Tensor.__getitem__ (THPVariable_getitem)."""
-    tracing = STATE.tracer is not None
     # simple cases first, as torch: one int, one slice, None, Ellipsis, a bool
-    if _is_long(index):
+    if type(index) is int or _is_long(index):  # (x[3], the commonest: no call)
         return _apply_select(self, 0, index, 0)
     if isinstance(index, slice):
         start, stop, step = _unpack_slice(index)
@@ -314,7 +313,7 @@ def getitem(self, index):
         result = _call("unsqueeze", self, 0)
         return _call("index.Tensor", result, [_bool_to_index(result, index)])
 
-    sliced, indices = _apply_slicing(self, _wrap_tuple(index), tracing)
+    sliced, indices = _apply_slicing(self, _wrap_tuple(index), STATE.tracer is not None)
     if not indices:
         # a new tensor object even when nothing was indexed (x[:, :] in eager mode, x[()])
         return _call("alias", sliced) if sliced is self else sliced
@@ -379,7 +378,7 @@ def setitem(self, index, value):
         start, stop, step = _unpack_slice(index)
         return copy_to(_apply_slice(self, 0, start, stop, step, tracing), value)
 
-    sliced, indices = _apply_slicing(self, _wrap_tuple(index), tracing)
+    sliced, indices = _apply_slicing(self, _wrap_tuple(index), STATE.tracer is not None)
     if not indices:
         return copy_to(sliced, value)
     shape = value._array.shape

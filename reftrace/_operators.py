@@ -23,8 +23,8 @@ the caller is torch's function, whose locals name nothing: after ``y = x * 1; y 
 graph leaves ``y`` unnamed. Their reftrace equivalents are marked ``python_level`` likewise.
 """
 from ._frames import python_level
-from .ops import PACKETS
-from ._tensor import Tensor
+from .ops import PACKETS, _registry
+from ._tensor import Tensor, scalar_to_tensor
 
 
 def _p(name):
@@ -37,9 +37,24 @@ def _binary(name, swap=False):
     packet = _p(name)
     if packet is None:
         raise RuntimeError(f"operator table has no aten::{name}")
+    # (overload, defaults) that two plain tensors bind to: the packet's own fast path, taken
+    # here without packing its *args (x + y is the commonest eager call); None: no such overload
+    fast = None if swap else packet.tensor_overload(2)
+    if fast is not None and (fast[1] is None or fast[0].return_type is not None):
+        fast = None  # (list defaults or named-tuple results: the packet's path handles them)
+    # add, sub, mul, div take a Python number as a wrapped-number tensor: binding ``x * 1.5``
+    # tries that same first overload and converts the number with scalar_to_tensor
+    numbers = fast is not None and fast[0].numbers_as_tensors
 
     def dunder(self, other):
         try:
+            if fast is not None and type(self) is Tensor:
+                # what packet(self, other) binds to; dispatched through _registry's name, the
+                # one every call goes through (tests spy on it to see the chosen overload)
+                if type(other) is Tensor:
+                    return _registry.dispatch(fast[0], [self, other, *fast[1]])
+                if numbers and (type(other) is float or type(other) is int):
+                    return _registry.dispatch(fast[0], [self, scalar_to_tensor(other), *fast[1]])
             return packet(other, self) if swap else packet(self, other)
         except TypeError:
             return NotImplemented

@@ -772,12 +772,24 @@ def _strided(array, dtype, device, stride):
 
 
 def _view_of(base, array, stride, dtype=None):
-    """A view of ``base`` whose data is ``array`` (a numpy/cupy view) and torch strides ``stride``."""
+    """A view of ``base`` whose data is ``array`` (a numpy/cupy view) and torch strides ``stride``
+    (None: the contiguous strides of the array's shape, when the caller knows them to be)."""
     t = _new(Tensor)
     root = base._base if base._base is not None else base
-    stride = tuple(stride)
-    _init(t, array, dtype or base.dtype, base.device,
-          None if stride == _array_strides(array.shape) else stride, root)
+    if stride is not None:
+        stride = tuple(stride)
+        if stride == _array_strides(array.shape):
+            stride = None
+    # (_init's assignments, inlined: views are the commonest results after pointwise ones)
+    t._array = array
+    t.dtype = dtype or base.dtype
+    t.device = base.device
+    t.requires_grad = False
+    t._stride = stride
+    t._base = root
+    t._wrapped = False
+    t._tv = None
+    t._grad = None
     t._vc = root._vc  # views share their base's version counter
     if base._mbits:  # a view of a conjugate (negative) view reads conjugated (negated) too
         t.__dict__["_mbits"] = base._mbits

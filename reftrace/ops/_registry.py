@@ -30,13 +30,6 @@ NUMBERS_AS_TENSORS = frozenset({
 _UNKNOWN = object()
 
 
-def _all_tensors(args):
-    for a in args:  # (a loop: a generator expression costs more than the binding it saves)
-        if type(a) is not Tensor:
-            return False
-    return True
-
-
 class NoMatch(Exception):
     """A call does not fit an overload's schema (cheap: no message formatting on the hot path)."""
 
@@ -147,7 +140,10 @@ def _int_list_element(e):
 def _int_list(size, name=None):
     def conv(v, numbers_ok):
         if isinstance(v, (list, tuple)):
-            return [_int_list_element(e) for e in v]
+            for e in v:
+                if type(e) is not int:
+                    return [_int_list_element(e) for e in v]
+            return list(v)  # plain ints (the usual case): what _int_list_element gives for each
         if size is not None and (type(v) is int or (isinstance(v, Tensor) and v._array.ndim == 0)):
             # int[N] takes one int for all N (torch's arg parser, python_arg_parser.cpp): it
             # expands that int without stashing it, so a traced size given alone is baked as a
@@ -311,8 +307,11 @@ class OpOverload:
         n = len(args)
         vi = self.varargs_index
         if vi is not None and (n > vi + 1 or (n == vi + 1 and _is_index(args[vi]))):
-            if all(type(a) is int or isinstance(a, Tensor) for a in args[vi:]):
-                args = tuple(args[:vi]) + (list(args[vi:]),)
+            for a in args[vi:]:  # (a loop: cheaper than all() over a generator)
+                if not (type(a) is int or isinstance(a, Tensor)):
+                    break
+            else:
+                args = (*args[:vi], list(args[vi:]))
                 n = len(args)
         if n > self.n_positional:
             raise NoMatch
@@ -396,7 +395,7 @@ class OpPacket:
     def __init__(self, name):
         self.name = name
         self.overloads = []
-        self._fast = {}  # number of tensor arguments -> the overload they bind to (or None)
+        self._fast = {}  # number of tensor arguments -> tensor_overload(n): (overload, defaults) or None
         self.deprecated = None  # deprecated.yaml's signatures of this name (ops/_deprecated.py)
 
     def _tensor_overload(self, n):
@@ -415,6 +414,14 @@ class OpPacket:
             return None
         return ov
 
+    def tensor_overload(self, n):
+        """(overload, the defaults bind appends) for ``n`` positional plain tensors, see
+        _tensor_overload; the defaults are None when some is a list (copied on each call)."""
+        ov = self._tensor_overload(n)
+        if ov is None:
+            return None
+        return ov, (None if ov._list_defaults else tuple(ov._defaults[n:]))
+
     def __repr__(self):
         return f"<OpPacket {self.name}>"
 
@@ -431,20 +438,26 @@ class OpPacket:
             # pick anyway (see _tensor_overload); nothing to convert, defaults appended
             fast = self._fast.get(len(args), _UNKNOWN)
             if fast is _UNKNOWN:
-                fast = self._fast[len(args)] = self._tensor_overload(len(args))
-            if fast is not None and _all_tensors(args):
-                bound = list(args)
-                bound.extend(fast._defaults[len(args):])
-                if fast._list_defaults:
-                    bound = [list(a) if type(a) is list else a for a in bound]
-                result = dispatch(fast, bound)
-                return result if fast.return_type is None else fast.return_type(*result)
+                fast = self._fast[len(args)] = self.tensor_overload(len(args))
+            if fast is not None:
+                for a in args:  # (_all_tensors inlined: a call costs as much as the loop)
+                    if type(a) is not Tensor:
+                        break
+                else:
+                    ov, tail = fast
+                    bound = [*args, *tail] if tail is not None else \
+                        [list(a) if type(a) is list else a for a in (*args, *ov._defaults[len(args):])]
+                    result = dispatch(ov, bound)
+                    return result if ov.return_type is None else ov.return_type(*result)
         elif "out" in kwargs and kwargs["out"] is None:
             # torch's parser: out=None is the functional call
             kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+        n = len(args)
         for ov in self.overloads:
             if ov.python_hidden:
                 continue
+            if n > ov.n_positional and ov.varargs_index is None:
+                continue  # bind would raise NoMatch (too many positional arguments), slowly
             try:
                 bound = ov.bind(args, kwargs)
             except NoMatch:

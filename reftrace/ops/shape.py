@@ -112,8 +112,8 @@ def _viewed(self, shape):
     """(shape with -1 resolved, self viewed as it -- or None where torch's computeStride refuses)."""
     a = self._array
     shape = _infer_size(shape, a.size)
-    if self._stride is None:  # contiguous: NumPy reshapes it without a copy
-        return shape, _view_of(self, a.reshape(shape), _array_strides(shape))
+    if self._stride is None:  # contiguous: NumPy reshapes it without a copy, contiguously
+        return shape, _view_of(self, a.reshape(shape), None)
     strides = _strides_for_view(a.shape, self._stride, shape)
     if strides is None:
         return shape, None
@@ -679,9 +679,13 @@ def select_view(self, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {_fmt(a.shape)} "
                          f"at dimension {dim}")
-    strides = self.stride()
     # `..., ` keeps a 0-d result a view (a[i] alone would give a NumPy scalar copy)
     arr = a[index, ...] if dim == 0 else a[(slice(None),) * dim + (index, Ellipsis)]
+    strides = self._stride
+    if strides is None:  # contiguous: what self.stride() gives, without the method call
+        if dim == 0:  # the rows of a contiguous tensor are contiguous
+            return _view_of(self, arr, None)
+        strides = _array_strides(a.shape)
     return _view_of(self, arr, strides[:dim] + strides[dim + 1:])
 
 
