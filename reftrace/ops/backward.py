@@ -120,7 +120,8 @@ def _pointwise(fn, *tensors):
 
 @op("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor")
 def sigmoid_backward(grad_output, output):
-    return _pointwise(lambda g, y: g * (1 - y) * y, grad_output, output)
+    # (complex: BinaryOpsKernel's sigmoid_backward multiplies by the conjugate, a * conj((1 - b) * b))
+    return _pointwise(lambda g, y: g * np.conj((1 - y) * y), grad_output, output)
 
 
 derivatives(sigmoid_backward, {"grad_output": "sigmoid_backward(grad, output.conj())",
@@ -129,7 +130,8 @@ derivatives(sigmoid_backward, {"grad_output": "sigmoid_backward(grad, output.con
 
 @op("tanh_backward(Tensor grad_output, Tensor output) -> Tensor")
 def tanh_backward(grad_output, output):
-    return _pointwise(lambda g, y: g * (1 - y * y), grad_output, output)
+    # (complex: a * conj(1 - b * b), as BinaryOpsKernel's tanh_backward)
+    return _pointwise(lambda g, y: g * np.conj(1 - y * y), grad_output, output)
 
 
 derivatives(tanh_backward, {"grad_output": "tanh_backward(grad, output.conj())",
