@@ -14,6 +14,11 @@ FNS = {
     "tanh then sigmoid": lambda m, z: z.tanh().sigmoid(),
     "sgn": lambda m, z: m.sgn(z),
     "abs": lambda m, z: m.abs(z),
+    "pow tensor": lambda m, z: m.pow(z, m.tensor(np.array([1.5 - 0.5j, 2.0, 2.0]))),
+    "pow scalar exponent": lambda m, z: z ** 2.5,
+    "pow scalar base": lambda m, z: m.pow(2.0, z),
+    "pow zero base": lambda m, z: m.pow(0.0, z + 1),
+    "float_power": lambda m, z: m.float_power(z, z),
 }
 
 

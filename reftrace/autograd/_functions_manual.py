@@ -104,18 +104,25 @@ def pow_backward_exponent(grad, self, exponent, result):
     """d(self ** exponent)/d exponent = result * log(self), 0 where self == 0 and exponent >= 0
     (``self`` a tensor, or a Python number for pow.Scalar)."""
     if isinstance(self, _rt.Tensor) or hasattr(self, "dtype"):
-        cond = (self == 0).logical_and(exponent >= 0)
+        cond = (self == 0).logical_and(_nonnegative_real(exponent))
         promoted = _rt.result_type(self, exponent)
         self_ = self.to(promoted)
         out = grad * _rt.where(cond, _rt.zeros((), dtype=grad.dtype), (result * self_.log()).conj())
         return handle_r_to_c(exponent, out)
     log_base = _scalar_log(self)
     if self == 0:
-        out = grad * _rt.where(exponent >= 0, _rt.zeros((), dtype=grad.dtype),
+        out = grad * _rt.where(_nonnegative_real(exponent), _rt.zeros((), dtype=grad.dtype),
                                (result * log_base).conj())
     else:
         out = grad * (result * log_base).conj()
     return handle_r_to_c(exponent, out)
+
+
+def _nonnegative_real(exponent):
+    """exponent >= 0; a complex exponent: imag == 0 and real >= 0 (complex has no order)."""
+    if exponent.is_complex():
+        return (_rt.imag(exponent) == 0).logical_and(_rt.real(exponent) >= 0)
+    return exponent >= 0
 
 
 def _scalar_log(x):
