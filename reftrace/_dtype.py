@@ -33,12 +33,13 @@ class dtype:
     def __reduce__(self):
         return self.name
 
-    @property
     def to_real(self):
+        """torch.dtype.to_real(): a complex dtype's real counterpart, other dtypes themselves."""
         return {complex64: float32, complex128: float64}.get(self, self)
 
-    @property
     def to_complex(self):
+        """torch.dtype.to_complex() (float16's would be complex32, which reftrace has not:
+        complex64 stands in, as reftrace's promotion does)."""
         return {float32: complex64, float64: complex128, float16: complex64}.get(self, self)
 
 

@@ -69,7 +69,7 @@ def _combine(higher, lower):
         return higher
     if lower.is_complex:
         # a float keeps its size: float32 with a complex128 0-dim tensor is complex64
-        return higher.to_complex if higher.is_floating_point else lower
+        return higher.to_complex() if higher.is_floating_point else lower
     if higher.is_floating_point:
         return higher
     if higher is D.bool or lower.is_floating_point or lower.is_complex:

@@ -19,6 +19,9 @@ FNS = {
     "pow scalar base": lambda m, z: m.pow(2.0, z),
     "pow zero base": lambda m, z: m.pow(0.0, z + 1),
     "float_power": lambda m, z: m.float_power(z, z),
+    # (dtype.to_real() is a method, as torch's: det/renorm's backwards call it)
+    "det": lambda m, z: m.linalg.det(m.stack([z, z.flip(0) * 2, z * z]).T @ m.stack([z, z, z + 1])),
+    "renorm": lambda m, z: m.renorm(m.stack([z, z * 3]), 2, 0, 1.5),
 }
 
 

@@ -396,7 +396,7 @@ def _std_var(input: Tensor, dim, unbiased, *, correction_opt, keepdim, dtype, ma
     if not keepdim:
         count = count.reshape(total.shape)
     if correction != 0:
-        real_dtype = compute_dtype.to_real  # (torch: corresponding_real_dtype)
+        real_dtype = compute_dtype.to_real()  # (torch: corresponding_real_dtype)
         count = count.to(real_dtype)
         count = torch.subtract(count, correction)
         count = torch.maximum(count, count.new_zeros([]))

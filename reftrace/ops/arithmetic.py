@@ -84,7 +84,7 @@ def checked_scalar(value, dtype):
     wrapped as the C++ cast does, or torch's overflow error. Complex targets check both parts."""
     if not dtype.is_complex:
         return _checked_real(value, dtype)
-    real = dtype.to_real
+    real = dtype.to_real()
     try:
         for part in ((value.real, value.imag) if isinstance(value, complex) else (value,)):
             _checked_real(part, real)

@@ -135,7 +135,7 @@ def view_as_real(self):
         raise RuntimeError("view_as_real is only supported for complex tensors")
     re = self._array.real
     arr = _as_strided(xp_of(self), re, re.shape + (2,), re.strides + (re.itemsize,))
-    return _view_of(self, arr, _real_strides(self) + [1], self.dtype.to_real)
+    return _view_of(self, arr, _real_strides(self) + [1], self.dtype.to_real())
 
 
 derivatives(view_as_real, {"self": "view_as_complex(grad.contiguous())"})
@@ -161,7 +161,7 @@ def view_as_complex(self):
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     if dt is D.float16:
         _no_complex32("view_as_complex of a half tensor")
-    cdt = dt.to_complex
+    cdt = dt.to_complex()
     xp = xp_of(self)
     shape = a.shape[:-1]
     if a.size == 0:  # (no element to start the view from: an empty view of the same memory)
@@ -179,7 +179,7 @@ derivatives(view_as_complex, {"self": "view_as_real(grad.contiguous().resolve_co
 def real(self):
     if not self.dtype.is_complex:
         return self
-    return set_bits(_view_of(self, self._array.real, _real_strides(self), self.dtype.to_real),
+    return set_bits(_view_of(self, self._array.real, _real_strides(self), self.dtype.to_real()),
                     self._mbits & NEG)
 
 
@@ -197,7 +197,7 @@ def imag(self):
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     # the imaginary part of a conjugate view is the negated stored one: a negative view
     bits = (self._mbits & NEG) ^ (NEG if self._mbits & CONJ else 0)
-    return set_bits(_view_of(self, self._array.imag, _real_strides(self), self.dtype.to_real),
+    return set_bits(_view_of(self, self._array.imag, _real_strides(self), self.dtype.to_real()),
                     bits)
 
 
@@ -221,7 +221,7 @@ _aware(view_as_real, view_as_complex, real, imag)
 def angle(self):
     xp = xp_of(self)
     if self.dtype.is_complex:  # (torch's complex angle is contiguous, whatever the input's layout)
-        return _fresh(xp.ascontiguousarray(xp.angle(self._array)), self.dtype.to_real, self.device)
+        return _fresh(xp.ascontiguousarray(xp.angle(self._array)), self.dtype.to_real(), self.device)
 
     def real_angle(x):  # pi for negatives, 0 otherwise, NaN kept (torch's angle_impl)
         return xp.where(xp.isnan(x), x, xp.where(x < 0, x.dtype.type(math.pi), x.dtype.type(0)))
@@ -255,7 +255,7 @@ def _complex_inputs(a, b, name_a, name_b):
     if a.dtype is D.float16:
         _no_complex32("complex of half tensors")
     shape = broadcast_shapes(a._array.shape, b._array.shape)
-    return a.dtype.to_complex, shape
+    return a.dtype.to_complex(), shape
 
 
 @op("complex(Tensor real, Tensor imag) -> Tensor", variants=("function",))

@@ -401,7 +401,7 @@ def _variance(self, dim, correction, keepdim, take_sqrt):
             dof = max(dof, 0)
         var = np.add.reduce(sq, axis=axes, keepdims=keepdim) / dof
         arr = np.sqrt(var) if take_sqrt else var
-    return _result(arr, dt.to_real, self.device)
+    return _result(arr, dt.to_real(), self.device)
 
 
 _VARIANCE_DERIVATIVES = {
@@ -437,7 +437,7 @@ def _vector_norm(self, ord, axes, keepdim, dtype):
     a = self._array
     if dtype is not None and dtype is not self.dtype:
         a = a.astype(dtype.np)
-    out = (dtype or self.dtype).to_real
+    out = (dtype or self.dtype).to_real()
     x = np.abs(a).astype(np.float64)
     if ord in (float("inf"), float("-inf")):
         arr = (np.max if ord > 0 else np.min)(x, axis=axes, keepdims=keepdim)
