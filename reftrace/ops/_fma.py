@@ -29,6 +29,15 @@ def _two_product(a, b):
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
+def _fused(a, b, c):
+    """TwoProduct of a * b, TwoSum with c, the error terms folded in last (arrays or Python
+    floats alike: plain arithmetic)."""
+    p, e = _two_product(a, b)
+    s = p + c
+    v = s - p
+    return s + (((p - (s - v)) + (c - v)) + e)
+
+
 def fma64(a, b, c):
     """a * b + c rounded once, for float64 operands (torch's float64 kernels fuse too, and its
     results show it). NumPy has no fma: the product is split exactly (TwoProduct), added to c
@@ -37,27 +46,13 @@ def fma64(a, b, c):
     the split overflows (|a| or |b| beyond ~1e300) or anything is not finite, a * b + c."""
     with np.errstate(all="ignore"):
         a, b, c = np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64)
-        p, e = _two_product(a, b)
-        s = p + c
-        v = s - p
-        t = (p - (s - v)) + (c - v)
-        r = s + (t + e)
+        r = _fused(a, b, c)
         return np.where(np.isfinite(r), r, a * b + c)
 
 
 def fma64_scalar(a, b, c):
     """fma64 on Python floats (a long scalar loop's step: no array overhead)."""
-    p = a * b
-    s = _SPLIT * a
-    ah = s - (s - a)
-    al = a - ah
-    s = _SPLIT * b
-    bh = s - (s - b)
-    bl = b - bh
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    v = s - p
-    r = s + (((p - (s - v)) + (c - v)) + e)
+    r = _fused(a, b, c)
     return r if r - r == 0 else a * b + c
 
 
