@@ -107,3 +107,16 @@ def test_double_backward(dims, mode, pad):
         assert (t is None) == (r is None)
         if t is not None:
             np.testing.assert_allclose(np.asarray(r.numpy()), t.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_backward_refuses_integers_as_torch(dims):
+    shape, grid = ((1, 1, 2, 2), (1, 1, 1, 2)) if dims == 2 else ((1, 1, 2, 2, 2), (1, 1, 1, 1, 3))
+    messages = []
+    for m in (torch, reftrace):
+        op = getattr(m.ops.aten, f"grid_sampler_{dims}d_backward")
+        with pytest.raises(NotImplementedError) as e:
+            op(m.zeros((1, 1) + grid[1:-1], dtype=m.int64), m.zeros(shape, dtype=m.int64),
+               m.zeros(grid, dtype=m.int64), 0, 0, False, [True, True])
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]

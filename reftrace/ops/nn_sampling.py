@@ -60,9 +60,9 @@ derivatives(affine_grid_generator, {
     "theta": "affine_grid_generator_backward(grad, size, align_corners)"})
 
 
-def _check_grid_sampler(input, grid, interpolation_mode, dims=None):
+def _check_grid_sampler(input, grid, interpolation_mode, dims=None, backward=False):
     """GridSampler.h's checks (check_grid_sampler_common, then _2d / _3d when ``dims`` says
-    which kernel was called directly)."""
+    which kernel was called directly; ``backward`` names the backward kernel's dispatch)."""
     if input.dtype is not grid.dtype:
         raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input "
                            f"has {input.dtype.ir_name} and grid has {grid.dtype.ir_name}")
@@ -85,7 +85,8 @@ def _check_grid_sampler(input, grid, interpolation_mode, dims=None):
     if interpolation_mode == 2 and k == 3:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input.dtype.is_floating_point:
-        kernel = "grid_sampler_2d_cpu_kernel_impl" if k == 2 else "grid_sampler3d_cpu"
+        kernel = (("grid_sampler_2d_backward_cpu_kernel_impl", "grid_sampler_3d_backward_cpu")
+                  if backward else ("grid_sampler_2d_cpu_kernel_impl", "grid_sampler3d_cpu"))[k - 2]
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.ir_name}'")
 
 
@@ -138,7 +139,7 @@ derivatives(grid_sampler_3d, {
 
 def _grid_sampler_backward(dims, grad_output, input, grid, interpolation_mode, padding_mode,
                            align_corners, output_mask):
-    _check_grid_sampler(input, grid, interpolation_mode, dims=dims)
+    _check_grid_sampler(input, grid, interpolation_mode, dims=dims, backward=True)
     arrays = [np.asarray(t._array) for t in (grad_output, input, grid)]
     if dims == 2:  # the grid's strides pick the kernel's vector chunks (grad_input's order)
         grad_input, grad_grid = _vec_2d_backward(*arrays, interpolation_mode, padding_mode,
