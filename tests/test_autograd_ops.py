@@ -76,9 +76,6 @@ KNOWN_GAPS = {
     # the nn layers' ops whose gradients are not torch's yet (issue 9's list of what is left)
     'nn.functional.scaled_dot_product_attention': "composite in torch (its grad_fn is UnsafeViewBackward0, the math path): reftrace's decomposition is not ported yet",
     'nn.functional.multi_head_attention_forward': "gradients differ from torch's (not diagnosed yet)",
-    'nn.functional.grid_sample': "grid_sampler_2d_backward is not implemented yet (and torch's node is GridSampler2DBackward0)",
-    'grid_sampler_2d': "grid_sampler_2d_backward is not implemented yet (the formula is declared)",
-    'grid_sampler_3d': "grid_sampler_3d_backward is not implemented yet (the formula is declared)",
     '_segment_reduce': "_segment_reduce_backward is not implemented yet (the formula is declared)",
 }
 

@@ -97,3 +97,103 @@ def grid_sampler_3d(a, grid, interpolation_mode, padding_mode, align_corners):
         vals, valid = _gather3d(a, z, y, x)
         out = np.where(valid, out + vals * w[:, None], out).astype(dt)
     return out
+
+
+def _clip_set_grad(x, size):
+    """clip_coordinates_set_grad: (coordinate, its slope); the borders count as outside."""
+    dt = x.dtype
+    limit = _c(dt, size - 1)
+    res = np.where(x <= 0, _c(dt, 0), np.where(x >= limit, limit, x)).astype(dt)
+    return res, np.where((x <= 0) | (x >= limit), _c(dt, 0), _c(dt, 1)).astype(dt)
+
+
+def _reflect_set_grad(x, twice_low, twice_high):
+    dt = x.dtype
+    if twice_low == twice_high:
+        return np.zeros_like(x), np.zeros_like(x)
+    lo = _c(dt, twice_low) / _c(dt, 2)
+    span = _c(dt, twice_high - twice_low) / _c(dt, 2)
+    x = (x - lo).astype(dt)
+    sign = np.where(x < 0, _c(dt, -1), _c(dt, 1)).astype(dt)
+    x = np.abs(x)
+    extra = np.fmod(x, span)
+    with np.errstate(invalid="ignore"):
+        even = np.fmod(np.floor(x / span), 2) == 0
+    res = np.where(even, extra + lo, (span - extra) + lo).astype(dt)
+    return res, np.where(even, sign, -sign).astype(dt)
+
+
+def compute_source_index_set_grad(coord, size, padding_mode, align_corners):
+    """grid_sampler_compute_source_index_set_grad: (coordinate, d coordinate / d grid)."""
+    dt = coord.dtype
+    mult = _c(dt, size - 1 if align_corners else size) / _c(dt, 2)
+    coord = unnormalize(coord, size, align_corners)
+    mult = np.full(coord.shape, mult, dt)
+    if padding_mode == 1:
+        coord, g_clip = _clip_set_grad(coord, size)
+        mult = (mult * g_clip).astype(dt)
+    elif padding_mode == 2:
+        twice = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        coord, g_refl = _reflect_set_grad(coord, *twice)
+        coord, g_clip = _clip_set_grad(coord, size)
+        mult = (mult * g_refl * g_clip).astype(dt)
+    return coord, mult
+
+
+def grid_sampler_3d_backward(grad_out, a, grid, interpolation_mode, padding_mode, align_corners,
+                             input_grad):
+    """grid_sampler_3d_backward_cpu_impl: grad_out (N, C, oD, oH, oW), a (N, C, D, H, W), grid
+    (N, oD, oH, oW, 3). Returns (grad_input or None, grad_grid). grad_input is accumulated as
+    the loop does, per output position then per corner; each position's grid gradient sums over
+    channels, then corners, in scalar_t."""
+    dt = a.dtype
+    N, C, D, H, W = a.shape
+    out = grid.shape[1:4]
+    P = int(np.prod(out))
+    with np.errstate(all="ignore"):
+        ix, gx_mult = compute_source_index_set_grad(grid[..., 0], W, padding_mode, align_corners)
+        iy, gy_mult = compute_source_index_set_grad(grid[..., 1], H, padding_mode, align_corners)
+        iz, gz_mult = compute_source_index_set_grad(grid[..., 2], D, padding_mode, align_corners)
+        if interpolation_mode == 1:
+            taps = [(_to_index(np.rint(iz)), _to_index(np.rint(iy)), _to_index(np.rint(ix)),
+                     grad_out)]
+            grad_grid = np.zeros(grid.shape, dt)
+        else:
+            x0, y0, z0 = (_to_index(np.floor(v)) for v in (ix, iy, iz))
+            X0, Y0, Z0 = (v.astype(dt) for v in (x0, y0, z0))
+            X1, Y1, Z1 = (v + 1 for v in (x0, y0, z0))
+            fx = ((X1.astype(dt) - ix).astype(dt), (ix - X0).astype(dt))   # to the far side
+            fy = ((Y1.astype(dt) - iy).astype(dt), (iy - Y0).astype(dt))
+            fz = ((Z1.astype(dt) - iz).astype(dt), (iz - Z0).astype(dt))
+            gix, giy, giz = (np.zeros((N,) + out, dt) for _ in range(3))
+            corners = [(dz, dy, dx) for dz in (0, 1) for dy in (0, 1) for dx in (0, 1)]
+            taps, reads = [], []
+            for dz, dy, dx in corners:   # tnw, tne, tsw, tse, bnw, bne, bsw, bse
+                w = (fx[dx] * fy[dy] * fz[dz]).astype(dt)
+                taps.append((z0 + dz, y0 + dy, x0 + dx, (w[:, None] * grad_out).astype(dt)))
+                reads.append(_gather3d(a, z0 + dz, y0 + dy, x0 + dx))
+            for c in range(C):
+                go = grad_out[:, c]
+                for (dz, dy, dx), (vals, valid) in zip(corners, reads):
+                    v, ok = vals[:, c], valid[:, 0]
+                    sx, sy, sz = (_c(dt, 1) if d else _c(dt, -1) for d in (dx, dy, dz))
+                    gix = np.where(ok, gix + sx * (v * fy[dy] * fz[dz] * go), gix).astype(dt)
+                    giy = np.where(ok, giy + sy * (v * fx[dx] * fz[dz] * go), giy).astype(dt)
+                    giz = np.where(ok, giz + sz * (v * fx[dx] * fy[dy] * go), giz).astype(dt)
+            grad_grid = np.stack([gx_mult * gix, gy_mult * giy, gz_mult * giz], -1).astype(dt)
+        if not input_grad:
+            return None, grad_grid
+        # each (n, c) plane receives its deltas in (position, corner) order
+        K = len(taps)
+        flat = [np.where(_gather3d_valid(z, y, x, D, H, W), (z * H + y) * W + x, D * H * W)
+                .reshape(N, P) for z, y, x, _ in taps]
+        idx = np.stack(flat, -1).reshape(N, P * K)
+        vals = np.stack([np.moveaxis(d.reshape(N, C, P), 1, -1) for *_, d in taps], 2)
+        acc = np.zeros((N, D * H * W + 1, C), dt)
+        np.add.at(acc, (np.arange(N)[:, None], idx), vals.reshape(N, P * K, C))
+        grad_input = np.moveaxis(acc[:, :-1], -1, 1).reshape(a.shape)
+        return np.ascontiguousarray(grad_input), grad_grid
+
+
+def _gather3d_valid(z, y, x, D, H, W):
+    return (z >= 0) & (z < D) & (y >= 0) & (y < H) & (x >= 0) & (x < W)
