@@ -249,6 +249,24 @@ HAND = {
     "inverse": (lambda m, x: m.inverse(x + 3 * m.eye(3, dtype=m.float64)), [_t(3, 3)]),
     "dropout_eval": (lambda m, x: m.nn.functional.dropout(x, 0.5, training=False) * 2, [_t(3, 4)]),
     "rrelu_eval": (lambda m, x: m.nn.functional.rrelu(x, 0.1, 0.3), [_t(3, 4)]),
+    # scaled_dot_product_attention's CPU backends (op_db's samples: no bool mask, no GQA)
+    "sdpa_flash_bool_mask": (lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=m.tensor([[True, False, True, True]] * 3)),
+        [_t(2, 2, 3, 4), _t(2, 2, 4, 4, seed=1), _t(2, 2, 4, 4, seed=2)]),
+    "sdpa_flash_gqa_causal": (lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(
+        q, k, v, is_causal=True, enable_gqa=True, scale=0.7),
+        [_t(2, 4, 3, 4), _t(2, 2, 5, 4, seed=1), _t(2, 2, 5, 4, seed=2)]),
+    "sdpa_math_gqa": (lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(
+        q, k, v, enable_gqa=True), [_t(4, 3, 4), _t(2, 5, 4, seed=1), _t(2, 5, 4, seed=2)]),
+    "sdpa_math_bool_mask_negative_scale": (lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=m.tensor([[True, False, True, True]] * 3), scale=-0.4),
+        [_t(2, 3, 4), _t(2, 4, 4, seed=1), _t(2, 4, 4, seed=2)]),
+    "sdpa_math_head_dims_differ": (lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(
+        q, k, v), [_t(1, 2, 3, 4), _t(1, 2, 5, 4, seed=1), _t(1, 2, 5, 6, seed=2)]),
+    # MultiheadAttention without weights runs scaled_dot_product_attention (the flash kernel)
+    "mha_no_weights": (lambda m, x, w, b, ow, ob: m.nn.functional.multi_head_attention_forward(
+        x, x, x, 4, 2, w, b, None, None, False, 0.0, ow, ob, need_weights=False)[0],
+        [_t(3, 2, 4), _t(12, 4, seed=1), _t(12, seed=2), _t(4, 4, seed=3), _t(4, seed=4)]),
 }
 
 
@@ -268,6 +286,36 @@ def test_rrelu_training_gradient_is_its_slope():
         names.append((type(y.grad_fn).__name__, type(g.grad_fn).__name__,
                       None if gg is None else float(gg.abs().sum())))
     assert names[0] == names[1], names
+
+
+def _graph(out):
+    """The names of the nodes reachable from ``out.grad_fn``, depth first, each with its edges."""
+    seen, names, stack = set(), [], [out.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        nexts = [f for f, _ in fn.next_functions]
+        names.append((type(fn).__name__, tuple(type(f).__name__ for f in nexts)))
+        stack.extend(reversed(nexts))
+    return names
+
+
+def test_mha_dropout_graph_is_torchs():
+    """multi_head_attention_forward's one gradient sample drops attention weights out (p=0.5,
+    training): the masks differ between the libraries (the values are compared with training off
+    in test_op_gradients_match_torch), but the recorded graph is torch's node for node."""
+    from torch.testing._internal.common_methods_invocations import op_db
+    from opinfo_support import reftrace_op
+    info = next(i for i in op_db if i.name == "nn.functional.multi_head_attention_forward")
+    sample = next(iter(info.sample_inputs("cpu", torch.float64, requires_grad=True)))
+    assert sample.kwargs["training"] and sample.args[9] > 0  # (dropout_p: it is still random)
+    args = [sample.input, *sample.args]
+    t_out = info.op(*args, **sample.kwargs)
+    r_out = reftrace_op(info)(*to_reftrace(args), **to_reftrace(sample.kwargs))
+    for r, t in zip(r_out, t_out):
+        assert _graph(r) == _graph(t)
 
 
 def _setitem(m, x, index, v):
