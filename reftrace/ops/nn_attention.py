@@ -116,9 +116,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
     check_sdpa_dtypes(query, key, value)
     xp = xp_of(query)
     q, k, v = query._array, key._array, value._array
-    if enable_gqa and q.ndim >= 3 and k.shape[-3] != q.shape[-3]:
-        rep = q.shape[-3] // k.shape[-3]
-        k, v = xp.repeat(k, rep, axis=-3), xp.repeat(v, rep, axis=-3)
+    if enable_gqa and q.ndim >= 3 and not q.shape[-3] == k.shape[-3] == v.shape[-3]:
+        rep_k, rep_v = gqa_repeats(q.shape[-3], k.shape[-3], v.shape[-3])
+        k, v = xp.repeat(k, rep_k, axis=-3), xp.repeat(v, rep_v, axis=-3)
     if q.shape[-1] != k.shape[-1]:
         n = int(np.prod(q.shape[:-2]))
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
@@ -157,6 +157,14 @@ def check_sdpa_dtypes(query, key, value):
     if not query.dtype.is_floating_point:
         raise RuntimeError(f"scaled_dot_product_attention: expected a floating point query, got "
                            f"{query.dtype.ir_name}")
+
+
+def gqa_repeats(q_heads, k_heads, v_heads):
+    """attention.cpp pre_process_group_query_attention_input: how many query heads each key and
+    each value head serves (repeat_interleave along dim -3)."""
+    if q_heads % k_heads or q_heads % v_heads:  # (torch's message ends so)
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    return q_heads // k_heads, q_heads // v_heads
 
 
 def _laid_out(out, query, xp):

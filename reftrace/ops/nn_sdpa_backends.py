@@ -22,7 +22,7 @@ from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from ._registry import composite, derivatives, get_packet, op
 from .nn_attention import (_in_memory_order, _laid_out, _safe_softmax, _sdpa_uses_flash,
-                           check_sdpa_dtypes, scaled_dot_product_attention)
+                           check_sdpa_dtypes, gqa_repeats, scaled_dot_product_attention)
 
 
 @composite(scaled_dot_product_attention)
@@ -79,18 +79,14 @@ def _scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, 
 
 
 def _pre_process_group_query_attention_input(query, key, value, enable_gqa):
-    """attention.cpp: with enable_gqa, each key/value head serves q_heads / kv_heads query heads
-    (repeat_interleave along dim -3)."""
+    """attention.cpp: with enable_gqa, each key/value head serves several query heads."""
     if not enable_gqa or query.dim() < 3:
         return key, value
     q_heads, k_heads, v_heads = query.shape[-3], key.shape[-3], value.shape[-3]
     if q_heads == k_heads and q_heads == v_heads:
         return key, value
-    if q_heads % k_heads or q_heads % v_heads:
-        raise RuntimeError("Number of heads in key and value must divide the number of heads in "
-                           "query")
-    return (key.repeat_interleave(q_heads // k_heads, -3),
-            value.repeat_interleave(q_heads // v_heads, -3))
+    rep_k, rep_v = gqa_repeats(q_heads, k_heads, v_heads)
+    return key.repeat_interleave(rep_k, -3), value.repeat_interleave(rep_v, -3)
 
 
 # -- the flash kernel (FlashAttentionKernel.cpp) ---------------------------------------------------
