@@ -118,18 +118,22 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is
         raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not "
                            "support dropout > 0")
     xp = xp_of(query)
-    q, k, v = query._array, key._array, value._array
+    q, k, v = _accumulated(query, key, value)
     scores, _ = _flash_scores(q, k, attn_mask, is_causal, scale, xp)
     if v.shape[1] != q.shape[1]:
         v = xp.repeat(v, q.shape[1] // v.shape[1], axis=1)
-    out = (_safe_softmax(scores, xp) @ v).astype(q.dtype, copy=False)
+    out = (_safe_softmax(scores, xp) @ v).astype(query.dtype.np, copy=False)
     m = scores.max(-1, keepdims=True)
     m = xp.where(xp.isfinite(m), m, 0)
     with np.errstate(divide="ignore"):
         lse = (xp.log(xp.exp(scores - m).sum(-1, keepdims=True)) + m)[..., 0]
     return (_laid_out(out, query, xp),
-            _in_memory_order(lse.astype(q.dtype, copy=False), (0, 2, 1), query.dtype,
-                             query.device, xp))
+            _in_memory_order(lse, (0, 2, 1), D.from_numpy_dtype(lse.dtype), query.device, xp))
+
+
+def _accumulated(*tensors):
+    """The kernel's arrays in its accumulation type: float for half."""
+    return [t._array.astype(np.float32) if t.dtype is D.float16 else t._array for t in tensors]
 
 
 derivatives(_scaled_dot_product_flash_attention_for_cpu, {
@@ -150,17 +154,16 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
     dS = P * (dO V^T - rowsum(dO * O)), dQ = dS K * scale, dK = dS^T Q * scale (summed over a
     group's query heads). No derivative of its own (torch has none either)."""
     xp = xp_of(query)
-    q, k, v, g = query._array, key._array, value._array, grad_out._array
-    dt = q.dtype
+    q, k, v, g, o = _accumulated(query, key, value, grad_out, out)
     scores, factor = _flash_scores(q, k, attn_mask, is_causal, scale, xp)
     lse = logsumexp._array[..., None]
     with np.errstate(invalid="ignore"):
-        p = xp.where(xp.isfinite(lse), xp.exp(scores - lse), dt.type(0))
+        p = xp.where(xp.isfinite(lse), xp.exp(scores - lse), q.dtype.type(0))
     rep = q.shape[1] // k.shape[1]
     if rep > 1:
         k, v = xp.repeat(k, rep, axis=1), xp.repeat(v, rep, axis=1)
     grad_v = xp.swapaxes(p, -1, -2) @ g
-    ds = p * (g @ xp.swapaxes(v, -1, -2) - (g * out._array).sum(-1, keepdims=True))
+    ds = p * (g @ xp.swapaxes(v, -1, -2) - (g * o).sum(-1, keepdims=True))
     grad_q = (ds @ k) * factor
     grad_k = (xp.swapaxes(ds, -1, -2) @ q) * factor
     if rep > 1:  # a key/value head's gradient sums those of the query heads it served
@@ -168,5 +171,5 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
         grad_k = grad_k.reshape(B, H // rep, rep, S, E).sum(2)
         grad_v = grad_v.reshape(B, H // rep, rep, S, grad_v.shape[-1]).sum(2)
     # (the kernel writes each gradient (B, seq, H, E) in memory)
-    return tuple(_in_memory_order(a.astype(dt, copy=False), (0, 2, 1, 3), query.dtype,
+    return tuple(_in_memory_order(a.astype(query.dtype.np, copy=False), (0, 2, 1, 3), query.dtype,
                                   query.device, xp) for a in (grad_q, grad_k, grad_v))
