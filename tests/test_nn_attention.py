@@ -133,6 +133,23 @@ def test_sdpa_errors_as_torch():
                                                            is_causal=True)
 
 
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_sdpa_backend_choice_errors_as_torch(requires_grad):
+    """Inputs torch's flash kernel does not take go to the math path, which refuses them: GQA
+    heads that do not divide, a causal flag with a 3-D mask (the flash kernel takes 2-D / 4-D)."""
+    cases = [((_t(4, 3, 8), _t(3, 6, 8, seed=1), _t(3, 6, 8, seed=2)), {"enable_gqa": True}),
+             ((_t(1, 2, 3, 4), _t(1, 2, 3, 4, seed=1), _t(1, 2, 3, 4, seed=2)),
+              {"attn_mask": _t(1, 3, 3, seed=3).detach(), "is_causal": True})]
+    for args, kwargs in cases:
+        args = [a.detach().requires_grad_(requires_grad) for a in args]
+        with pytest.raises(RuntimeError) as want:
+            torch.nn.functional.scaled_dot_product_attention(*args, **kwargs)
+        with pytest.raises(RuntimeError) as got:
+            reftrace.nn.functional.scaled_dot_product_attention(
+                *to_reftrace(args), **{k: to_reftrace(v) for k, v in kwargs.items()})
+        assert str(got.value) == str(want.value)
+
+
 def test_sdpa_flash_layout_applies_mask_and_causal_as_torch():
     q, k, v = _t(1, 2, 4, 4), _t(1, 2, 4, 4, seed=1), _t(1, 2, 4, 4, seed=2)
     mask = _t(4, 4, seed=3)

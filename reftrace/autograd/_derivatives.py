@@ -18,7 +18,7 @@ Formulas call ordinary ops, so with ``create_graph=True`` the backward is itself
 import ast
 import re
 
-from .graph import Node, NotImplementedNode, node_class
+from .graph import Node, NoDerivativeNode, NotImplementedNode, node_class
 from ._node_names import NODE_NAMES
 
 # Tensor attributes that only read metadata: a tensor used only through these is saved as metadata
@@ -341,5 +341,9 @@ def _needs(sl, needed, edges):
 
 
 def make_not_implemented(op):
-    cls = node_class(_fallback_name(op) if node_name(op) is None else node_name(op), NotImplementedNode)
-    return cls
+    """The node of an op with no formula: torch's node name when torch has a derivatives.yaml
+    entry (whose formula reftrace lacks), else torch's ``NotImplemented``."""
+    name = node_name(op)
+    if name is None:
+        return node_class("NotImplemented", NoDerivativeNode)
+    return node_class(name, NotImplementedNode)

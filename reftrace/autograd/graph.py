@@ -137,6 +137,16 @@ class NotImplementedNode(Node):
         raise RuntimeError(f"the derivative for '{self._op_name}' is not implemented.")
 
 
+class NoDerivativeNode(NotImplementedNode):
+    """The grad_fn of an op torch's derivatives.yaml has no entry for (and that is no composite):
+    torch's generated code gives it a ``NotImplemented`` node, which raises when reached
+    (_scaled_dot_product_flash_attention_for_cpu_backward under a double backward)."""
+    __slots__ = ()
+
+    def apply(self, grads, needed=None):
+        raise RuntimeError(f"derivative for aten::{self._op_name} is not implemented")
+
+
 _CLASSES = {}
 
 

@@ -72,47 +72,53 @@ def _safe_softmax(scores, xp):
     return xp.where(finite, e / xp.where(s == 0, 1, s), 0).astype(scores.dtype, copy=False)
 
 
-def _flash_eligible(query, key, value, attn_mask, dropout_p):
-    """torch's CPU choice of its flash kernel (sdp_utils_cpp.cpp), which decides the layout."""
+def _sdpa_uses_flash(query, key, value, attn_mask, dropout_p, enable_gqa=False):
+    """torch's CPU choice of its flash kernel (sdp_utils_cpp.cpp use_flash_attention_cpp): it
+    decides the result's layout and, with grad, the graph (nn_sdpa_backends.py)."""
     q, k, v = query._array, key._array, value._array
-    return (q.ndim == 4 and k.ndim == 4 and v.ndim == 4 and dropout_p == 0.0
-            and q.shape[-1] == k.shape[-1] == v.shape[-1] and q.shape[0] == k.shape[0] == v.shape[0]
+    if not (q.ndim == 4 and k.ndim == 4 and v.ndim == 4 and dropout_p == 0.0):
+        return False
+    if not q.shape[0] == k.shape[0] == v.shape[0]:
+        return False
+    if enable_gqa:  # (check_grouped_query_attention: kv heads equal and dividing q's)
+        if k.shape[1] != v.shape[1] or q.shape[1] % k.shape[1]:
+            return False
+    elif not q.shape[1] == k.shape[1] == v.shape[1]:
+        return False
+    if attn_mask is not None and not _mask_fits_flash(attn_mask, q.shape, k.shape):
+        return False
+    return (q.shape[-1] == k.shape[-1] == v.shape[-1] and q.shape[2] != 0 and k.shape[2] != 0
             and query.stride()[-1] == 1 and key.stride()[-1] == 1 and value.stride()[-1] == 1
-            and query.dtype in (D.float32, D.float64, D.float16))
+            and query.dtype in (D.float32, D.float64, D.float16))  # (and bfloat16: NumPy has none)
 
 
-def _query_layout(query, shape):
-    """The strides torch's flash kernel gives its output: the query's order of dimensions."""
-    order = sorted(range(len(shape)), key=lambda d: -query.stride()[d])
-    strides, step = [0] * len(shape), 1
-    for d in reversed(order):
-        strides[d] = step
-        step *= shape[d]
-    return tuple(strides)
+def _mask_fits_flash(mask, q_shape, k_shape):
+    """sdp_utils_cpp.h check_attn_mask_shape: no grad; (L, S) or (B, H, L, S), each size equal or 1."""
+    if mask.requires_grad:
+        return False
+    shape = mask._array.shape
+    fits = (lambda d, n: d == n or d == 1)
+    if len(shape) < 2 or not (fits(shape[-2], q_shape[2]) and fits(shape[-1], k_shape[2])):
+        return False
+    return len(shape) == 2 or (len(shape) == 4 and fits(shape[0], q_shape[0])
+                               and fits(shape[1], q_shape[1]))
 
 
 @op("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
     "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor")
 def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale,
                                  enable_gqa):
-    if is_causal and attn_mask is not None and not _flash_eligible(query, key, value, attn_mask,
-                                                                   dropout_p):
+    if is_causal and attn_mask is not None and not _sdpa_uses_flash(query, key, value, attn_mask,
+                                                                     dropout_p, enable_gqa):
         # (only the math kernel refuses; torch's flash kernel applies both)
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
-    for name, t in (("Key", key), ("Value", value)):
-        if t.dtype is not query.dtype:
-            raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
-                               f"query.dtype: {query.dtype.ir_name} key.dtype: {key.dtype.ir_name} "
-                               f"and value.dtype: {value.dtype.ir_name} instead.")
-    if not query.dtype.is_floating_point:
-        raise RuntimeError(f"scaled_dot_product_attention: expected a floating point query, got "
-                           f"{query.dtype.ir_name}")
+    check_sdpa_dtypes(query, key, value)
     xp = xp_of(query)
     q, k, v = query._array, key._array, value._array
-    if enable_gqa and q.ndim >= 3 and k.shape[-3] != q.shape[-3]:
-        rep = q.shape[-3] // k.shape[-3]
-        k, v = xp.repeat(k, rep, axis=-3), xp.repeat(v, rep, axis=-3)
+    if enable_gqa and q.ndim >= 3 and not q.shape[-3] == k.shape[-3] == v.shape[-3]:
+        rep_k, rep_v = gqa_repeats(q.shape[-3], k.shape[-3], v.shape[-3])
+        k, v = xp.repeat(k, rep_k, axis=-3), xp.repeat(v, rep_v, axis=-3)
     if q.shape[-1] != k.shape[-1]:
         n = int(np.prod(q.shape[:-2]))
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
@@ -135,23 +141,55 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
         weights = _dropout(_fresh(weights, query.dtype, query.device), dropout_p, True, False,
                            False)._array
     out = (weights @ v).astype(dt, copy=False)
-    if query._stride is not None and _flash_eligible(query, key, value, attn_mask, dropout_p):
+    if query._stride is not None and _sdpa_uses_flash(query, key, value, attn_mask, dropout_p,
+                                                       enable_gqa):
         return _laid_out(out, query, xp)  # (a contiguous query gives a contiguous result anyway)
     return _fresh(out, query.dtype, query.device)
 
 
+def check_sdpa_dtypes(query, key, value):
+    """attention.cpp validate_sdpa_input's dtype checks (the kernel's and the autograd path's)."""
+    for name, t in (("Key", key), ("Value", value)):
+        if t.dtype is not query.dtype:
+            raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                               f"query.dtype: {query.dtype.ir_name} key.dtype: {key.dtype.ir_name} "
+                               f"and value.dtype: {value.dtype.ir_name} instead.")
+    if not query.dtype.is_floating_point:
+        raise RuntimeError(f"scaled_dot_product_attention: expected a floating point query, got "
+                           f"{query.dtype.ir_name}")
+
+
+def gqa_repeats(q_heads, k_heads, v_heads):
+    """attention.cpp pre_process_group_query_attention_input: how many query heads each key and
+    each value head serves (repeat_interleave along dim -3)."""
+    if q_heads % k_heads or q_heads % v_heads:  # (torch's message ends so)
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    return q_heads // k_heads, q_heads // v_heads
+
+
 def _laid_out(out, query, xp):
-    """``out`` stored in the query's dimension order (as an empty_like(query) result would be)."""
-    strides = _query_layout(query, out.shape)
-    order = sorted(range(out.ndim), key=lambda d: -strides[d])
+    """``out`` stored in the query's dimension order (as an empty_like(query) result would be):
+    the flash kernel's output layout."""
+    order = sorted(range(out.ndim), key=lambda d: -query.stride()[d])
+    return _in_memory_order(out, order, query.dtype, query.device, xp)
+
+
+def _in_memory_order(out, order, dtype, device, xp):
+    """A tensor of ``out``'s values whose memory holds its dimensions in ``order`` (outermost
+    first): a kernel that writes (B, L, H, E) and returns the (B, H, L, E) view."""
     data = xp.ascontiguousarray(out.transpose(order))  # memory in that order
     inverse = [order.index(d) for d in range(out.ndim)]
-    return _strided(data.transpose(inverse), query.dtype, query.device, strides)
+    result = data.transpose(inverse)
+    strides = [0] * out.ndim
+    step = 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= out.shape[d]
+    return _strided(result, dtype, device, strides)
 
 
 # No derivatives.yaml entry: scaled_dot_product_attention is CompositeImplicitAutograd; torch
-# differentiates the kernel it dispatches to (_scaled_dot_product_flash_attention_for_cpu, whose
-# entry is declared with that op if it is ever registered, or the math composite's ops).
+# differentiates the backend it dispatches to (nn_sdpa_backends.py).
 
 
 # -- MultiheadAttention's fast path ----------------------------------------------------------------
