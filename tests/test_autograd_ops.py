@@ -66,8 +66,6 @@ FIRST_ORDER_ONLY = {
 # OpInfo name, with its variant_test_name after a dot where the gap is one variant's)
 KNOWN_GAPS = {
     "chalf": "reftrace has no complex32 (NumPy has no complex32 dtype)",
-    "einsum": "einsum's decomposition (sumproduct_pair: permute / bmm / view) is not ported",
-    "nn.functional.bilinear": "torch decomposes bilinear into _trilinear; not ported",
     "linalg.eig": 'complex eigenvectors: linalg_eig_backward needs complex conj/mH views, which reftrace has not',
     "linalg.eigh": "forward: reftrace's eigenvector signs differ from LAPACK's syevd (the gradient formula is ported)",
     "nn.functional.linear_cross_entropy.chunked": "torch's chunked custom op (its own autograd "
