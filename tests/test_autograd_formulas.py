@@ -27,7 +27,6 @@ def _read_names(tree):
 # NotImplementedError naming the missing op; this list may only shrink.
 WAITING = frozenset("""
     grid_sampler_2d_backward grid_sampler_3d_backward
-    _segment_reduce_backward
 """.split())
 
 

@@ -77,7 +77,6 @@ KNOWN_GAPS = {
     'nn.functional.grid_sample': "grid_sampler_2d_backward is not implemented yet (and torch's node is GridSampler2DBackward0)",
     'grid_sampler_2d': "grid_sampler_2d_backward is not implemented yet (the formula is declared)",
     'grid_sampler_3d': "grid_sampler_3d_backward is not implemented yet (the formula is declared)",
-    '_segment_reduce': "_segment_reduce_backward is not implemented yet (the formula is declared)",
 }
 
 
