@@ -10,12 +10,12 @@ dims are summed with ``sum``: integers become int64; products without a contract
 which promotes; ``bmm`` refuses mixed dtypes), views (``einsum('ij->ji', x)`` is a permute of
 x) and the bmm small-case arithmetic (reftrace's bmm reproduces torch's kernels).
 """
-from .._tensor import _wrap_dim
 from ..autograd.grad_mode import no_grad
 from ._decomposed import decomposed
 from ._registry import derivatives, op
 from .arithmetic import TYPE_META_NAMES, mul
 from .linalg import bmm
+from .shape import dim_list_to_bitset
 
 _LETTERS = 26
 _TOTAL_LABELS = 2 * _LETTERS
@@ -91,6 +91,11 @@ def _is_alpha(c):
     return c.isascii() and c.isalpha()
 
 
+def _ellipsis_at(s, i):
+    """s[i] is a '.': is it the start of a '...'?"""
+    return i + 2 < len(s) and s[i + 1] == "." and s[i + 2] == "."
+
+
 def _parse_operands(lhs, num_ops):
     op_labels = [[] for _ in range(num_ops)]
     ell_in_input, curr_op, i = False, 0, 0
@@ -102,7 +107,7 @@ def _parse_operands(lhs, num_ops):
             if ell_in_input:
                 raise RuntimeError(f"einsum(): found '.' for operand {curr_op} for which an "
                                    "ellipsis was already found")
-            if not (i + 2 < len(lhs) and lhs[i + 1] == "." and lhs[i + 2] == "."):
+            if not _ellipsis_at(lhs, i):
                 raise RuntimeError(f"einsum(): found '.' for operand {curr_op} that is not part "
                                    "of any ellipsis")
             i += 2
@@ -137,7 +142,7 @@ def _parse_output(rhs, lhs_len, label_count, label_perm_index, ell_num_dim):
             if ell_in_output:
                 raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was "
                                    "already found")
-            if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
+            if not _ellipsis_at(rhs, i):
                 raise RuntimeError("einsum(): found '.' for output that is not part of any "
                                    "ellipsis (...)")
             i += 2
@@ -328,17 +333,6 @@ def _contract(ops, dim_counts, out_num_dim, perm_index, path):
 
 # -- _trilinear, bilinear ---------------------------------------------------------------------------
 
-def _bitset(dims, total_dim):
-    """at::dim_list_to_bitset: the wrapped dims, each at most once."""
-    out = set()
-    for d in dims:
-        w = _wrap_dim(d, total_dim)
-        if w in out:
-            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
-        out.add(w)
-    return out
-
-
 @op("_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, "
     "int[] sumdim, int unroll_dim=1) -> Tensor")
 def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim):
@@ -349,8 +343,8 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim):
     total_dim = i1.dim() + len(expand1)
     if not 0 <= unroll_dim < total_dim:
         raise RuntimeError(f"unroll_dim must be in [0,{total_dim - 1}]")
-    expand1, expand2 = _bitset(expand1, total_dim), _bitset(expand2, total_dim)
-    expand3, sumdim = _bitset(expand3, total_dim), _bitset(sumdim, total_dim)
+    expand1, expand2, expand3, sumdim = (dim_list_to_bitset(d, total_dim)
+                                         for d in (expand1, expand2, expand3, sumdim))
     with no_grad():
         output_size, sum_dims_12, sum_dims_23 = [], [], []
         unroll_size = -1
