@@ -26,7 +26,6 @@ def _read_names(tree):
 # brought their forward ops first). A backward through one of these ops raises
 # NotImplementedError naming the missing op; this list may only shrink.
 WAITING = frozenset("""
-    _segment_reduce_backward
 """.split())
 
 
@@ -51,13 +50,3 @@ def test_every_formula_reads_known_names():
 def test_waiting_list_only_shrinks():
     ns = namespace()
     assert sorted(n for n in WAITING if n in ns) == [], "implemented now: remove from WAITING"
-
-
-def test_a_missing_backward_op_is_a_clear_error():
-    import pytest
-    if "_segment_reduce_backward" in namespace():
-        pytest.skip("_segment_reduce_backward is implemented now")
-    x = reftrace.randn(4, requires_grad=True)
-    y = reftrace.segment_reduce(x, "sum", lengths=reftrace.tensor([2, 2])).sum()
-    with pytest.raises(NotImplementedError, match="cannot differentiate aten::segment_reduce"):
-        y.backward()

@@ -74,15 +74,12 @@ WITHOUT_RANDOMNESS = {
 # OpInfo name, with its variant_test_name after a dot where the gap is one variant's)
 KNOWN_GAPS = {
     "chalf": "reftrace has no complex32 (NumPy has no complex32 dtype)",
-    "einsum": "einsum's decomposition (sumproduct_pair: permute / bmm / view) is not ported",
-    "nn.functional.bilinear": "torch decomposes bilinear into _trilinear; not ported",
     "linalg.eig": 'complex eigenvectors: linalg_eig_backward needs complex conj/mH views, which reftrace has not',
     "linalg.eigh": "forward: reftrace's eigenvector signs differ from LAPACK's syevd (the gradient formula is ported)",
     "nn.functional.linear_cross_entropy.chunked": "torch's chunked custom op (its own autograd "
         "node) is not modelled: reftrace computes the reference path (spec NNL-11)",
     "nn.functional.linear_cross_entropy.chunked_none": "as linear_cross_entropy.chunked",
     # the nn layers' ops whose gradients are not torch's yet (issue 9's list of what is left)
-    '_segment_reduce': "_segment_reduce_backward is not implemented yet (the formula is declared)",
 }
 
 

@@ -1,6 +1,6 @@
 """einsum's result dtype and mixed-dtype errors against torch 2.13: torch sums an operand's own
 dims with sum() (integers / bool -> int64), multiplies with mul (promotion) and contracts with
-bmm (same dtype only), so the dtype depends on the contraction (reftrace/ops/_einsum_plan.py)."""
+bmm (same dtype only), so the dtype depends on the contraction (reftrace/ops/linear_einsum.py runs the same ops)."""
 import pytest
 
 from oracle import check, sample

@@ -123,8 +123,9 @@ class Compiled:
             uses.append(tree)
             read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
             reads |= read
+            wrapped = _wrapped_reads(tree, names)
             for r in read:  # torch saves a value only when an input whose formula reads it
-                self.users.setdefault(r, set()).update(names)  # needs a gradient
+                self.users.setdefault(r, set()).update(wrapped.get(r, names))  # needs a gradient
             code = compile(tree, f"<derivative of {op.qualified} for {key}>", "eval")
             self.formulas.append(_Formula(tuple(names), code, text))
         # the differentiable inputs, in schema order: (argument index, name, is a Tensor[] list)
@@ -150,6 +151,22 @@ class Compiled:
 def _fallback_name(op):
     base = op.schema.name.split("::")[1].rstrip("_")
     return "".join(p.title() for p in base.split("_")) + "Backward0"
+
+
+def _wrapped_reads(tree, names):
+    """Names a formula reads only as ``wrap_opt_if(name, <grad_input_mask[k] or ...>)``, each
+    with the inputs whose gradients need it: torchgen saves such a value only when one of those
+    requires grad (``_trilinear``'s i1 is saved for i2's and i3's gradients, not i1's)."""
+    inside, needed = set(), {}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "wrap_opt_if" and isinstance(node.args[0], ast.Name)):
+            inside.add(node.args[0])
+            ks = [n.slice.value for n in ast.walk(node.args[1]) if isinstance(n, ast.Subscript)
+                  and isinstance(n.value, ast.Name) and n.value.id == "grad_input_mask"]
+            needed.setdefault(node.args[0].id, set()).update(names[k] for k in ks)
+    elsewhere = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n not in inside}
+    return {name: users for name, users in needed.items() if name not in elsewhere}
 
 
 def _metadata_only(trees):

@@ -53,6 +53,12 @@ def maybe_multiply(t, s):
     return t
 
 
+def wrap_opt_if(t, cond):
+    """torchgen's wrap_opt_if: the saved tensor when ``cond`` holds (an input whose gradient
+    needs it is wanted), else nullopt (None); torch saves it only then (see _derivatives)."""
+    return t if cond else None
+
+
 def scale_grad_by_count(grad, mask, dims):
     return (grad / mask.sum(dims, True)) * mask
 
@@ -658,6 +664,20 @@ def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, mat2_layout, alpha):
 
 def _conj_scalar(s):
     return s.conjugate() if isinstance(s, complex) else s
+
+
+def _trilinear_backward(grad_out, i1, i2, i3, expand1, expand2, expand3, sumdim, grad_mask):
+    """Each input's gradient is _trilinear again, grad_out standing for that input: its expand
+    dims become the sum dims and the sum dims the ones grad_out is expanded at."""
+    grad_i1 = grad_i2 = grad_i3 = None
+    if grad_out is not None:
+        if grad_mask[0]:
+            grad_i1 = _rt._trilinear(grad_out, i2, i3, sumdim, expand2, expand3, expand1)
+        if grad_mask[1]:
+            grad_i2 = _rt._trilinear(i1, grad_out, i3, expand1, sumdim, expand3, expand2)
+        if grad_mask[2]:
+            grad_i3 = _rt._trilinear(i1, i2, grad_out, expand1, expand2, sumdim, expand3)
+    return grad_i1, grad_i2, grad_i3
 
 
 # -- metadata of saved tensors (torch saves these instead of the tensors) ----------------------------

@@ -142,6 +142,7 @@ def record(op, args, precomputed=_NOT_RUN):
     for i, name, how in c.saved:
         v = args[i]
         if users[name].isdisjoint(active):
+            saved[name] = None  # not saved (read only through wrap_opt_if: nullopt)
             continue
         if v is None:
             saved[name] = None

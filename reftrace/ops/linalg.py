@@ -14,7 +14,6 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._promotion import result_type
 from .._tensor import _fresh, _strided, _view_of, contiguous_strides, xp_of
 from ._iter import broadcast_shapes, empty_strided_array
 from ._pointwise_helpers import write_inplace
@@ -171,6 +170,15 @@ def bmm(self, mat2):
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2._array.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
+    (b, n, k), p = self._array.shape, mat2._array.shape[2]
+    if b * n * p == 0 or k == 0:
+        # bmm_out_or_baddbmm_ returns an empty result, or zeros for an empty contraction, before
+        # its kernel checks the dtypes; the result has batch2's dtype (the meta function's)
+        _check_bmm(self._array.shape, mat2._array.shape, mat2.dtype, mat2.dtype)
+        return _fresh(xp_of(mat2).zeros((b, n, p), mat2.dtype.np), mat2.dtype, mat2.device)
+    if self.dtype is D.bool and mat2._array.shape[:2] == (b, k):
+        # the kernel dispatches on self's dtype before it reads mat2's
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
     _check_bmm(self._array.shape, mat2._array.shape, self.dtype, mat2.dtype)
     return _product(self, mat2, "bmm")
 
@@ -539,16 +547,3 @@ def linalg_inv(self):
 
 # torch records linalg_inv_ex's node (LinalgInvExBackward0)
 derivatives(linalg_inv, {"A": "-matmul(result.transpose(-2, -1).conj(), matmul(grad, result.transpose(-2, -1).conj()))"})
-
-
-@op("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor")
-def bilinear(input1, input2, weight, bias):
-    """y[..., k] = input1[..., i] * weight[k, i, j] * input2[..., j] (+ bias[k])."""
-    dtype = result_type(input1, input2)
-    xp = xp_of(input1)
-    out = xp.einsum("...i,kij,...j->...k", input1._array.astype(dtype.np, copy=False),
-                    weight._array.astype(dtype.np, copy=False),
-                    input2._array.astype(dtype.np, copy=False), optimize=True)
-    if bias is not None:
-        out = out + bias._array.astype(dtype.np, copy=False)
-    return _fresh(xp.ascontiguousarray(out.astype(dtype.np, copy=False)), dtype, input1.device)

@@ -353,8 +353,8 @@ def _squeezed(self, dims):
     return a.squeeze(drop), tuple(strides[d] for d in keep)
 
 
-def _squeeze_dims(self, dims):
-    ndim = self._array.ndim
+def dim_list_to_bitset(dims, ndim):
+    """ATen's dim_list_to_bitset: the wrapped dims (a set), each given at most once."""
     wrapped = set()
     for d in dims:
         w = _wrap_dim(d, ndim)
@@ -362,6 +362,10 @@ def _squeeze_dims(self, dims):
             raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
         wrapped.add(w)
     return wrapped
+
+
+def _squeeze_dims(self, dims):
+    return dim_list_to_bitset(dims, self._array.ndim)
 
 
 def _set_meta(self, pair):
