@@ -165,6 +165,15 @@ class multilabel_margin_loss_forward(NamedTuple):
     output: Tensor
     is_target: Tensor
 
+class _scaled_dot_product_flash_attention_for_cpu(NamedTuple):
+    output: Tensor
+    logsumexp: Tensor
+
+class _scaled_dot_product_flash_attention_for_cpu_backward(NamedTuple):
+    grad_query: Tensor
+    grad_key: Tensor
+    grad_value: Tensor
+
 class aminmax(NamedTuple):
     min: Tensor
     max: Tensor
