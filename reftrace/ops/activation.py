@@ -183,6 +183,7 @@ derivatives(elu, {"self": "elu_backward(grad, alpha, scale, input_scale, False, 
 
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_SQRT_HALF = math.sqrt(0.5)
 
 
 @op('gelu(Tensor self, *, str approximate="none") -> Tensor', variants=())
@@ -206,8 +207,12 @@ def gelu(self, approximate):
             return out
         if approximate == "tanh":
             return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
-        # torch's formula (not erfc's): 1 + erf(...) underflows to 0 for very negative x there too
-        return 0.5 * x * (1 + _erf(x * math.sqrt(0.5)))
+        # torch's formula (not erfc's): 1 + erf(...) underflows to 0 for very negative x there
+        # too; 0.5 * x * (1 + erf) with the sums and products in place (each the same rounding)
+        r = _erf(x * _SQRT_HALF)
+        r += 1
+        r *= 0.5 * x
+        return r
     return _smooth(self, "GeluKernelImpl", fn)
 
 
@@ -295,29 +300,41 @@ def _erf_coefficients():
     return coefs
 
 
+@functools.lru_cache(maxsize=None)
+def _erf_table():
+    """The coefficients as _erf evaluates them: the erfc segments negated (rounding to nearest is
+    symmetric, so Horner's steps give exactly -erfc), and a segment past the end whose
+    polynomial is 0 (so 1 - 0 = erf there, as erf(x >= 6) == 1 in float64)."""
+    table = np.zeros((_ERF_DEGREE + 1, _ERF_SEGMENTS + 1))
+    table[:, :_ERF_SEGMENTS] = _erf_coefficients()
+    table[:, _ERF_SMALL:_ERF_SEGMENTS] *= -1
+    return table
+
+
+_ERF_ONES = (np.arange(_ERF_SEGMENTS + 1) >= _ERF_SMALL).astype(np.float64)  # per segment: 1 - erfc's 1
+
+
 def _erf(x):
     """erf of a float64 (or float32) array, to float64 precision."""
     if np.ndim(x) == 0:  # (NumPy's 0-dim results are scalars: no out=, no masks)
         return _erf(np.reshape(x, 1)).reshape(())
-    coefs = _erf_coefficients()
+    coefs = _erf_table()
     ax = np.abs(x)
     s = np.fmin(ax, _ERF_END)  # (fmin: NaN -> the end)
-    s *= _ERF_SEGMENTS / _ERF_END
+    s *= _ERF_SEGMENTS / _ERF_END  # (a power of two: exact, so only x >= 6 reach segment 48)
     seg = s.astype(np.intp)
-    np.minimum(seg, _ERF_SEGMENTS - 1, out=seg)
     s -= seg  # the position in the segment, mapped to [-1, 1] (in place: no temporaries)
     s *= 2
     s -= 1
-    # (mode="clip": seg is in range already; NumPy's default mode buffers and checks every index)
+    # (mode="clip": seg is in range; NumPy's default mode buffers and checks every index)
     r = coefs[0].take(seg, mode="clip")
     c = np.empty_like(r)
     for k in range(1, _ERF_DEGREE + 1):
         r *= s
         r += coefs[k].take(seg, out=c, mode="clip")
-    small = seg < _ERF_SMALL
-    r *= np.where(small, ax, -1.0)  # x * g(x), or -erfc(x) ...
-    r += ~small                     # ... + 1
-    r[ax >= _ERF_END] = 1.0
+    # x * g(x) + 0 below 1 (segments below _ERF_SMALL: |x| < 1), -erfc(x) * 1 + 1 from 1 on
+    r *= np.minimum(ax, 1.0)
+    r += _ERF_ONES.take(seg, out=c, mode="clip")
     r[np.isnan(x)] = np.nan
     return np.copysign(r, x, out=r)
 
