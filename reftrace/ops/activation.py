@@ -18,6 +18,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh, _wrap_dim, xp_of
 from ._pointwise_helpers import write_inplace
+from .arithmetic import run_quiet
 from ._iter import pointwise_result
 from ._registry import composite, derivatives, op
 from .reduction import empty_like_layout, not_implemented
@@ -64,8 +65,7 @@ def _smooth(self, kernel_name, fn, allow_complex=False):
         raise not_implemented(kernel_name, dt)
     a = self._array
     wide = _WIDER.get(dt)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        arr = fn(a.astype(wide) if wide is not None else a)
+    arr = run_quiet(fn, a.astype(wide) if wide is not None else a)
     return _like_input(arr, self)
 
 
@@ -358,25 +358,28 @@ def _softmax_impl(self, dim, half_to_float, log):
     wide = _WIDER.get(dt)
     x = a.astype(wide) if wide is not None else a
     axis = dim if ndim else None
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
-        if not log:  # (softmax needs no shifted copy: exp in place, then normalised in place)
-            e = np.exp(shifted, out=shifted) if shifted.ndim else np.exp(shifted)
-            total = np.add.reduce(e, axis=axis, keepdims=True)
-            if e.ndim:
-                e /= total
-                return _fresh(e.astype(dt.np, copy=False), dt, self.device)
-            return _fresh(np.asarray(e / total, dtype=dt.np), dt, self.device)
-        e = np.exp(shifted)
-        total = np.add.reduce(e, axis=axis, keepdims=True)
-        if log and dt is D.float16 and dim == max(ndim, 1) - 1:
-            # torch's last-dim kernel keeps the sum and its log in half-precision buffers
-            half = np.float16
-            total = np.log(total.astype(half).astype(np.float32)).astype(half).astype(np.float32)
-            arr = shifted - total
-        else:
-            arr = shifted - np.log(total) if log else e / total
+    arr = run_quiet(_softmax_array, x, axis, log, dt, dim == max(ndim, 1) - 1)
     return _fresh(np.asarray(arr, dtype=dt.np), dt, self.device)  # _fresh makes it contiguous
+
+
+def _softmax_array(x, axis, log, dt, last_dim):
+    """_softmax_impl's arithmetic on the (widened) array ``x``, in ``dt``'s result type."""
+    shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
+    if not log:  # (softmax needs no shifted copy: exp in place, then normalised in place)
+        e = np.exp(shifted, out=shifted) if shifted.ndim else np.exp(shifted)
+        total = np.add.reduce(e, axis=axis, keepdims=True)
+        if e.ndim:
+            e /= total
+            return e.astype(dt.np, copy=False)
+        return np.asarray(e / total, dtype=dt.np)
+    e = np.exp(shifted)
+    total = np.add.reduce(e, axis=axis, keepdims=True)
+    if dt is D.float16 and last_dim:
+        # torch's last-dim kernel keeps the sum and its log in half-precision buffers
+        half = np.float16
+        total = np.log(total.astype(half).astype(np.float32)).astype(half).astype(np.float32)
+        return shifted - total
+    return shifted - np.log(total)
 
 
 def _softmax_int(self, dim, dtype, log):
