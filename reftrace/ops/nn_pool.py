@@ -308,6 +308,13 @@ def adaptive_avg_pool2d(self, output_size):
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{self.dtype.ir_name}'")
     xp = xp_of(self)
     a = self._array.astype(np.float64)
+    if output_size == [1, 1]:  # (a squeeze-excitation's global pool)
+        # the integral image's one corner, as below: the same sequential sums (rows, then the
+        # last row's columns) and its "- 0 - 0 + 0" (which makes a -0.0 sum 0.0)
+        total = a.cumsum(-2)[..., -1:, :].cumsum(-1)[..., -1:]
+        total += 0.0
+        res = total / (a.shape[-2] * a.shape[-1])
+        return like_input(_fresh(res.astype(self.dtype.np), self.dtype, self.device), self)
     # output cell i averages input rows floor(i*L/O) .. ceil((i+1)*L/O): region sums from an
     # integral image (cumulative sums with a leading zero row/column)
     integral = xp.zeros(a.shape[:-2] + (a.shape[-2] + 1, a.shape[-1] + 1))
