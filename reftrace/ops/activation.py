@@ -18,6 +18,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh, _wrap_dim, xp_of
 from ._pointwise_helpers import write_inplace
+from .arithmetic import run_quiet
 from ._iter import pointwise_result
 from ._registry import composite, derivatives, op
 from .reduction import empty_like_layout, not_implemented
@@ -64,8 +65,7 @@ def _smooth(self, kernel_name, fn, allow_complex=False):
         raise not_implemented(kernel_name, dt)
     a = self._array
     wide = _WIDER.get(dt)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        arr = fn(a.astype(wide) if wide is not None else a)
+    arr = run_quiet(fn, a.astype(wide) if wide is not None else a)
     return _like_input(arr, self)
 
 
@@ -183,6 +183,7 @@ derivatives(elu, {"self": "elu_backward(grad, alpha, scale, input_scale, False, 
 
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_SQRT_HALF = math.sqrt(0.5)
 
 
 @op('gelu(Tensor self, *, str approximate="none") -> Tensor', variants=())
@@ -206,8 +207,12 @@ def gelu(self, approximate):
             return out
         if approximate == "tanh":
             return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
-        # torch's formula (not erfc's): 1 + erf(...) underflows to 0 for very negative x there too
-        return 0.5 * x * (1 + _erf(x * math.sqrt(0.5)))
+        # torch's formula (not erfc's): 1 + erf(...) underflows to 0 for very negative x there
+        # too; 0.5 * x * (1 + erf) with the sums and products in place (each the same rounding)
+        r = _erf(x * _SQRT_HALF)
+        r += 1
+        r *= 0.5 * x
+        return r
     return _smooth(self, "GeluKernelImpl", fn)
 
 
@@ -295,29 +300,41 @@ def _erf_coefficients():
     return coefs
 
 
+@functools.lru_cache(maxsize=None)
+def _erf_table():
+    """The coefficients as _erf evaluates them: the erfc segments negated (rounding to nearest is
+    symmetric, so Horner's steps give exactly -erfc), and a segment past the end whose
+    polynomial is 0 (so 1 - 0 = erf there, as erf(x >= 6) == 1 in float64)."""
+    table = np.zeros((_ERF_DEGREE + 1, _ERF_SEGMENTS + 1))
+    table[:, :_ERF_SEGMENTS] = _erf_coefficients()
+    table[:, _ERF_SMALL:_ERF_SEGMENTS] *= -1
+    return table
+
+
+_ERF_ONES = (np.arange(_ERF_SEGMENTS + 1) >= _ERF_SMALL).astype(np.float64)  # per segment: 1 - erfc's 1
+
+
 def _erf(x):
     """erf of a float64 (or float32) array, to float64 precision."""
     if np.ndim(x) == 0:  # (NumPy's 0-dim results are scalars: no out=, no masks)
         return _erf(np.reshape(x, 1)).reshape(())
-    coefs = _erf_coefficients()
+    coefs = _erf_table()
     ax = np.abs(x)
     s = np.fmin(ax, _ERF_END)  # (fmin: NaN -> the end)
-    s *= _ERF_SEGMENTS / _ERF_END
+    s *= _ERF_SEGMENTS / _ERF_END  # (a power of two: exact, so only x >= 6 reach segment 48)
     seg = s.astype(np.intp)
-    np.minimum(seg, _ERF_SEGMENTS - 1, out=seg)
     s -= seg  # the position in the segment, mapped to [-1, 1] (in place: no temporaries)
     s *= 2
     s -= 1
-    # (mode="clip": seg is in range already; NumPy's default mode buffers and checks every index)
+    # (mode="clip": seg is in range; NumPy's default mode buffers and checks every index)
     r = coefs[0].take(seg, mode="clip")
     c = np.empty_like(r)
     for k in range(1, _ERF_DEGREE + 1):
         r *= s
         r += coefs[k].take(seg, out=c, mode="clip")
-    small = seg < _ERF_SMALL
-    r *= np.where(small, ax, -1.0)  # x * g(x), or -erfc(x) ...
-    r += ~small                     # ... + 1
-    r[ax >= _ERF_END] = 1.0
+    # x * g(x) + 0 below 1 (segments below _ERF_SMALL: |x| < 1), -erfc(x) * 1 + 1 from 1 on
+    r *= np.minimum(ax, 1.0)
+    r += _ERF_ONES.take(seg, out=c, mode="clip")
     r[np.isnan(x)] = np.nan
     return np.copysign(r, x, out=r)
 
@@ -341,25 +358,28 @@ def _softmax_impl(self, dim, half_to_float, log):
     wide = _WIDER.get(dt)
     x = a.astype(wide) if wide is not None else a
     axis = dim if ndim else None
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
-        if not log:  # (softmax needs no shifted copy: exp in place, then normalised in place)
-            e = np.exp(shifted, out=shifted) if shifted.ndim else np.exp(shifted)
-            total = np.add.reduce(e, axis=axis, keepdims=True)
-            if e.ndim:
-                e /= total
-                return _fresh(e.astype(dt.np, copy=False), dt, self.device)
-            return _fresh(np.asarray(e / total, dtype=dt.np), dt, self.device)
-        e = np.exp(shifted)
-        total = np.add.reduce(e, axis=axis, keepdims=True)
-        if log and dt is D.float16 and dim == max(ndim, 1) - 1:
-            # torch's last-dim kernel keeps the sum and its log in half-precision buffers
-            half = np.float16
-            total = np.log(total.astype(half).astype(np.float32)).astype(half).astype(np.float32)
-            arr = shifted - total
-        else:
-            arr = shifted - np.log(total) if log else e / total
+    arr = run_quiet(_softmax_array, x, axis, log, dt, dim == max(ndim, 1) - 1)
     return _fresh(np.asarray(arr, dtype=dt.np), dt, self.device)  # _fresh makes it contiguous
+
+
+def _softmax_array(x, axis, log, dt, last_dim):
+    """_softmax_impl's arithmetic on the (widened) array ``x``, in ``dt``'s result type."""
+    shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
+    if not log:  # (softmax needs no shifted copy: exp in place, then normalised in place)
+        e = np.exp(shifted, out=shifted) if shifted.ndim else np.exp(shifted)
+        total = np.add.reduce(e, axis=axis, keepdims=True)
+        if e.ndim:
+            e /= total
+            return e.astype(dt.np, copy=False)
+        return np.asarray(e / total, dtype=dt.np)
+    e = np.exp(shifted)
+    total = np.add.reduce(e, axis=axis, keepdims=True)
+    if dt is D.float16 and last_dim:
+        # torch's last-dim kernel keeps the sum and its log in half-precision buffers
+        half = np.float16
+        total = np.log(total.astype(half).astype(np.float32)).astype(half).astype(np.float32)
+        return shifted - total
+    return shifted - np.log(total)
 
 
 def _softmax_int(self, dim, dtype, log):

@@ -15,6 +15,7 @@ What torch 2.13 records and computes (probed):
   zeros, and returns (out, weights): weights are averaged over heads when asked, and the second
   result is an undefined tensor (None) when need_weights is False.
 """
+import functools
 import math
 
 import numpy as np
@@ -61,6 +62,14 @@ derivatives(baddbmm, {
 
 def _safe_softmax(scores, xp):
     """softmax over the last dim; a row that is all -inf gives zeros (torch's _safe_softmax)."""
+    if xp is np:  # the same steps as below through the ufuncs themselves (ndarray.max, .sum
+        # and .all are Python wrappers of these reductions) and in place
+        m = np.maximum.reduce(scores, axis=-1, keepdims=True)
+        if np.isfinite(m).all():
+            e = np.subtract(scores, m)
+            np.exp(e, out=e)
+            e /= np.add.reduce(e, axis=-1, keepdims=True)
+            return e
     m = scores.max(-1, keepdims=True)
     finite = xp.isfinite(m)
     if finite.all():  # the common case: every row has a position to attend to
@@ -70,6 +79,14 @@ def _safe_softmax(scores, xp):
     e = xp.exp(scores - xp.where(finite, m, 0))
     s = e.sum(-1, keepdims=True)
     return xp.where(finite, e / xp.where(s == 0, 1, s), 0).astype(scores.dtype, copy=False)
+
+
+@functools.lru_cache(maxsize=64)
+def _causal_mask(L, S):
+    """tril of ones (L, S) as bools, made once per shape (read-only: it is shared)."""
+    mask = np.tri(L, S, dtype=bool)
+    mask.flags.writeable = False
+    return mask
 
 
 def _sdpa_uses_flash(query, key, value, attn_mask, dropout_p, enable_gqa=False):
@@ -129,7 +146,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
     scores = q @ xp.swapaxes(k, -1, -2)
     scores *= dt.type(factor)
     if is_causal:
-        scores = xp.where(xp.tri(L, S, dtype=bool), scores, dt.type(-np.inf))  # (tril of ones)
+        mask = _causal_mask(L, S) if xp is np else xp.tri(L, S, dtype=bool)
+        scores = xp.where(mask, scores, dt.type(-np.inf))
     if attn_mask is not None:
         m = attn_mask._array
         if attn_mask.dtype is D.bool:

@@ -116,6 +116,24 @@ def _argmax_as_aten(xp, flat, values, valid):
     return arg
 
 
+def _window_max(win, a, nd):
+    """The windows' maxima as one np.maximum per kernel offset (a reduction over the flattened
+    windows runs one short inner loop per window: ~4x slower on a model's small maps), or None
+    where the bits could differ from that reduction's: max is exact, but which NaN a window
+    yields (payloads, signs) and which zero a window holding both 0.0 and -0.0 yields depend
+    on the order of comparisons. The caller then reduces as before."""
+    offsets = np.ndindex(*win.shape[-nd:])
+    values = win[(Ellipsis,) + next(offsets)].copy()
+    for i in offsets:
+        np.maximum(values, win[(Ellipsis,) + i], out=values)
+    if values.dtype.kind == "f":
+        if np.isnan(values).any():
+            return None
+        if (values == 0).any() and np.signbit(a[a == 0]).any():  # (a: the input's array)
+            return None
+    return values
+
+
 def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, with_indices):
     k, s, p, d = _pool_params(name, nd, kernel_size, stride, padding, dilation)
     if nd == 2 and (x.ndim not in (3, 4) or x._array.size == 0):
@@ -125,6 +143,10 @@ def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, wi
     out = _check_pool(x, name, k, s, p, d, ceil_mode)
     xp = xp_of(x)
     win = _padded_windows(xp, x._array, k, s, p, d, out, _lowest(x.dtype))
+    if not with_indices and xp is np:
+        values = _window_max(win, x._array, nd)
+        if values is not None:
+            return like_input(_fresh(values, x.dtype, x.device), x)
     flat = win.reshape(win.shape[:-nd] + (-1,))
     values = flat.max(axis=-1)  # NaN propagates, as in ATen
     if not with_indices:
@@ -286,6 +308,13 @@ def adaptive_avg_pool2d(self, output_size):
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{self.dtype.ir_name}'")
     xp = xp_of(self)
     a = self._array.astype(np.float64)
+    if output_size == [1, 1]:  # (a squeeze-excitation's global pool)
+        # the integral image's one corner, as below: the same sequential sums (rows, then the
+        # last row's columns) and its "- 0 - 0 + 0" (which makes a -0.0 sum 0.0)
+        total = a.cumsum(-2)[..., -1:, :].cumsum(-1)[..., -1:]
+        total += 0.0
+        res = total / (a.shape[-2] * a.shape[-1])
+        return like_input(_fresh(res.astype(self.dtype.np), self.dtype, self.device), self)
     # output cell i averages input rows floor(i*L/O) .. ceil((i+1)*L/O): region sums from an
     # integral image (cumulative sums with a leading zero row/column)
     integral = xp.zeros(a.shape[:-2] + (a.shape[-2] + 1, a.shape[-1] + 1))

@@ -12,6 +12,8 @@ a scale given by the caller is used as ``1 / scale`` (so x2 and "size = 2*in" ag
 ``scale * (dst + 0.5) - 0.5`` clamped at 0 (``scale * dst`` with align_corners, where the scale
 is ``(in - 1) / (out - 1)``).
 """
+import functools
+
 import numpy as np
 
 from .._tensor import _fresh, xp_of
@@ -154,14 +156,29 @@ def _bilinear(x, output_size, align_corners, scales):
     xp = xp_of(x)
     ftype = np.float64 if x.dtype.np == np.float64 else np.float32
     a = x._array.astype(ftype, copy=False)
-    # separable: interpolate along H, then along W
+    # separable: interpolate along H, then along W; each step a[i0] * l0 + a[i1] * l1, the
+    # products and the sum written in place (the same roundings, no temporaries)
     for axis, (in_size, out_size, scale) in enumerate(zip(a.shape[2:], output_size, scales), 2):
-        i0, i1, l0, l1 = (xp.asarray(v) for v in _linear_weights(in_size, out_size, align_corners,
-                                                                  scale, ftype))
+        i0, i1, l0, l1 = (xp.asarray(v) for v in _bilinear_weights(in_size, out_size,
+                                                                    align_corners, scale, ftype))
         shape = (-1,) + (1,) * (a.ndim - 1 - axis)
-        a = (xp.take(a, i0, axis=axis) * l0.reshape(shape)
-             + xp.take(a, i1, axis=axis) * l1.reshape(shape))
-    return like_input(_fresh(a.astype(x.dtype.np), x.dtype, x.device), x)
+        lo, hi = xp.take(a, i0, axis=axis), xp.take(a, i1, axis=axis)
+        lo *= l0.reshape(shape)
+        hi *= l1.reshape(shape)
+        lo += hi
+        a = lo
+    # (a is a new array: no second copy when the dtype is already the input's)
+    return like_input(_fresh(a.astype(x.dtype.np, copy=False), x.dtype, x.device), x)
+
+
+@functools.lru_cache(maxsize=128)
+def _bilinear_weights(in_size, out_size, align_corners, scale, ftype):
+    """_linear_weights made once per geometry (a traced model upsamples the same sizes on every
+    call), read-only as they are shared."""
+    weights = _linear_weights(in_size, out_size, align_corners, scale, ftype)
+    for w in weights:
+        w.flags.writeable = False
+    return weights
 
 
 @op("upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
