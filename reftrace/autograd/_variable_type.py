@@ -16,7 +16,7 @@ a call torch's VariableType:
 import warnings
 import weakref
 
-from .grad_mode import STATE
+from .grad_mode import STATE, set_grad_enabled
 from .graph import AccumulateGrad, node_class, Node
 from ._derivatives import SavedVariable, TensorMeta, compiled, make_not_implemented
 
@@ -264,6 +264,14 @@ def _refresh_view_grad_fn(t):
     base, base_fn, view_fn = meta
     if base._grad_fn is base_fn and view_fn is not None:
         return view_fn
+    if t._view_fn is not None:
+        # torch replays the view ops from the base (with grad on) and takes the result's grad_fn
+        with set_grad_enabled(True):
+            node = grad_fn_of(t._view_fn(base))
+        t._grad_fn = node
+        t._output_nr = 0
+        t._view_meta = (base, base._grad_fn, node)
+        return node
     from ..ops import OVERLOADS
     op = OVERLOADS["aten::as_strided"]
     c = compiled(op)
@@ -291,7 +299,7 @@ class CopySlices(Node):
     """The base's grad_fn after an in-place op through one of its views (torch's CopySlices):
     the gradient of the base, with the view's region replaced by what the in-place op's node
     gives for it."""
-    __slots__ = ("_shape", "_stride", "_offset", "_fn", "_base_meta")
+    __slots__ = ("_shape", "_stride", "_offset", "_view_fn", "_fn", "_base_meta")
 
     def __init__(self, base_edge, base, view, fn):
         # edges: the base's old history, then the in-place op's other inputs
@@ -299,6 +307,7 @@ class CopySlices(Node):
         self._shape = list(view.shape_tuple)
         self._stride = list(view.stride())
         self._offset = view.storage_offset()
+        self._view_fn = view._view_fn  # (a view as_strided cannot redo: view_as_real, _conj ...)
         self._fn = fn
         self._base_meta = (base.shape_tuple, base.stride(), base.dtype, base.device)
         self._seq = fn._seq
@@ -317,7 +326,10 @@ class CopySlices(Node):
         shape, stride, _, _ = self._base_meta
         result = reftrace.empty_strided(list(shape), list(stride), dtype=grad.dtype, device=grad.device)
         result.copy_(grad)
-        grad_slice = result.as_strided(self._shape, self._stride, self._offset)
+        if self._view_fn is not None:
+            grad_slice = self._view_fn(result)
+        else:
+            grad_slice = result.as_strided(self._shape, self._stride, self._offset)
         res = self._fn.apply([grad_slice.clone()], None)
         for i in range(1, len(res)):
             out[i] = res[i]
