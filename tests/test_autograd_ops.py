@@ -92,7 +92,6 @@ KNOWN_COMPLEX_GAPS = {
                  "conv_transpose3d")},
     "nn.functional.rms_norm": "reftrace's rms_norm refuses complex input (not implemented for "
                               "'ComplexDouble'); torch's composite takes it",
-    "nn.functional.l1_loss": "reftrace's l1_loss of complex input raises abs_cpu not implemented",
 }
 
 
