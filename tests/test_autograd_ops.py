@@ -90,8 +90,6 @@ KNOWN_COMPLEX_GAPS = {
        "the complex arrays directly"
        for c in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                  "conv_transpose3d")},
-    "nn.functional.rms_norm": "reftrace's rms_norm refuses complex input (not implemented for "
-                              "'ComplexDouble'); torch's composite takes it",
 }
 
 
