@@ -85,11 +85,6 @@ KNOWN_GAPS = {
 
 # Complex gradients (complex128 samples) that are not torch's yet, beyond KNOWN_GAPS
 KNOWN_COMPLEX_GAPS = {
-    **{f"nn.functional.{c}": "torch convolves complex inputs as three real convolutions (Gauss's "
-       "trick: its graph is AddBackward0 over real ConvolutionBackward0s); reftrace convolves "
-       "the complex arrays directly"
-       for c in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-                 "conv_transpose3d")},
 }
 
 
