@@ -175,7 +175,11 @@ def record(op, args, precomputed=_NOT_RUN):
                 continue
             _set_history(out, node, k)
             if op.is_view and out._base is not None:
-                out._view_meta = True
+                # valid while the base's history stays: an in-place op through the base or
+                # another of its views makes it AsStridedBackward0 of the new history (torch
+                # notices by the version counter, VariableHooks::grad_fn). (The outputs of an op
+                # that returns several views keep theirs: torch refuses to refresh those.)
+                out._view_meta = True if len(outs) > 1 else (out._base, out._base._grad_fn, node)
     for k, name in c.saved_outputs:
         if users[name].isdisjoint(active):
             continue
