@@ -69,3 +69,27 @@ def test_a_view_made_before_an_inplace_op_on_its_base_sees_the_new_history():
     got, want = _sibling(reftrace), _sibling(torch)
     assert got[:2] == want[:2]
     np.testing.assert_array_equal(got[2], want[2])
+
+
+def _multi_output_errors(m):
+    out = []
+    for where in ("view", "base"):
+        a = m.tensor(np.arange(12.).reshape(3, 4), requires_grad=True)
+        b = a * 2
+        p, q = b.unbind(1)[:2] if where == "view" else b.split(2)
+        try:
+            if where == "view":
+                p.mul_(2)
+            else:
+                b.mul_(3)
+                p.grad_fn
+            out.append(None)
+        except RuntimeError as e:
+            out.append(str(e))
+    return out
+
+
+def test_outputs_of_a_multi_view_op_are_not_modified_in_place():
+    """torch's CreationMeta::MULTI_OUTPUT_NODE: an in-place op on such a view, or reading its
+    grad_fn after its base changed, raises (reftrace gave wrong gradients instead)."""
+    assert _multi_output_errors(reftrace) == _multi_output_errors(torch)

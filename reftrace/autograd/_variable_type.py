@@ -77,6 +77,8 @@ def check_inplace(t):
             "can clarify your code by moving both the view and the inplace either both inside the "
             "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
             "want the inplace to be tracked).")
+    if type(t._view_meta) is MultiOutputView:
+        raise MultiOutputView.error(t, "is being")
     if t._view_meta == "custom_function":
         raise RuntimeError(
             f"Output {t._output_nr} of {_short_name(t._grad_fn)} is a view and is being modified "
@@ -92,6 +94,25 @@ def check_inplace(t):
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.")
     elif t.requires_grad and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+class MultiOutputView:
+    """The view meta of an output of a view op that returns several (split, unbind, chunk):
+    torch's CreationMeta::MULTI_OUTPUT_NODE. Such a view may not be modified in place, nor be
+    used once its base was (its grad_fn cannot be regenerated)."""
+    __slots__ = ("base", "base_fn")
+
+    def __init__(self, base):
+        self.base = base
+        self.base_fn = base._grad_fn
+
+    @staticmethod
+    def error(t, modified):
+        return RuntimeError(
+            f"Output {t._output_nr} of {_short_name(t._grad_fn)} is a view and {modified} "
+            "modified inplace. This view is the output of a function that returns multiple views. "
+            "Such functions do not allow the output views to be modified inplace. You should "
+            "replace the inplace operation by an out-of-place one.")
 
 
 def _short_name(node):
@@ -177,9 +198,10 @@ def record(op, args, precomputed=_NOT_RUN):
             if op.is_view and out._base is not None:
                 # valid while the base's history stays: an in-place op through the base or
                 # another of its views makes it AsStridedBackward0 of the new history (torch
-                # notices by the version counter, VariableHooks::grad_fn). (The outputs of an op
-                # that returns several views keep theirs: torch refuses to refresh those.)
-                out._view_meta = True if len(outs) > 1 else (out._base, out._base._grad_fn, node)
+                # notices by the version counter, VariableHooks::grad_fn). The outputs of an op
+                # that returns several views may not be refreshed (nor modified in place).
+                out._view_meta = (MultiOutputView(out._base) if type(result) in (list, tuple)
+                                  else (out._base, out._base._grad_fn, node))
     for k, name in c.saved_outputs:
         if users[name].isdisjoint(active):
             continue
@@ -261,6 +283,10 @@ def _refresh_view_grad_fn(t):
     """A view whose base's history changed since: its grad_fn is AsStridedBackward0 of the base
     (torch regenerates it lazily the same way, VariableHooks::grad_fn)."""
     meta = t._view_meta
+    if type(meta) is MultiOutputView:
+        if meta.base._grad_fn is not meta.base_fn:
+            raise MultiOutputView.error(t, "its base or another view of its base has been")
+        return t._grad_fn
     if type(meta) is not tuple:
         # a view made by a differentiable op (or under no_grad, or by a custom Function): its
         # own node is its history
