@@ -512,7 +512,9 @@ def _legacy_cat_wrap_dim(dim, sizes):
 
 
 def stack_tensors_backward(grad, dim, dtypes):
-    grad_inputs = list(grad.unbind(dim))
+    # one select per input, as torch (an unbind's outputs would be multi-output views: their
+    # graph under create_graph is SelectBackward0s, and they may be accumulated into in place)
+    grad_inputs = [grad.select(dim, i) for i in range(len(dtypes))]
     if grad.is_complex():
         grad_inputs = [_rt.real(g) if not dt.is_complex else g for g, dt in zip(grad_inputs, dtypes)]
     return grad_inputs
