@@ -105,15 +105,26 @@ def _complex_convolution(x, weight, bias, *params):
     return (a - b) + imag
 
 
+# the C++ type names torch's bias check prints (caffe2::TypeMeta names)
+_TYPE_META_NAMES = {"ComplexDouble": "c10::complex<double>", "ComplexFloat": "c10::complex<float>",
+                    "Double": "double", "Float": "float", "Half": "c10::Half",
+                    "BFloat16": "c10::BFloat16", "Long": "long int", "Int": "int",
+                    "Short": "short int", "Char": "signed char", "Byte": "unsigned char",
+                    "Bool": "bool"}
+
+
 def _check_input_same_type_as_parameters(x, weight, bias):
-    def name(t):  # (Tensor::toString: the dispatch key, then the scalar type)
-        return f"CPU{t.dtype.ir_name}Type"
-    if weight.dtype is not x.dtype or weight.device != x.device:
+    # (the words torch 2.13 prints: a complex tensor as CPU<Type>Type, a real one by its legacy
+    # name; the bias check by the C++ element type names)
+    def name(t):
+        ir = t.dtype.ir_name
+        return f"CPU{ir}Type" if t.dtype.is_complex else f"torch.{ir}Tensor"
+    if weight.dtype is not x.dtype:
         raise RuntimeError(f"Input type ({name(x)}) and weight type ({name(weight)}) should be "
                            "the same")
-    if bias is not None and (bias.dtype is not x.dtype or bias.device != x.device):
-        raise RuntimeError(f"Input type ({name(x)}) and bias type ({name(bias)}) should be the "
-                           "same")
+    if bias is not None and bias.dtype is not x.dtype:
+        meta = [_TYPE_META_NAMES.get(t.dtype.ir_name, t.dtype.ir_name) for t in (x, bias)]
+        raise RuntimeError(f"Input type ({meta[0]}) and bias type ({meta[1]}) should be the same")
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
