@@ -24,6 +24,7 @@ from . import _dtype as D
 from ._device import CPU
 from ._dispatch import STATE
 from .autograd.grad_mode import STATE as _GRAD
+from .autograd._view_func import chain as _view_chain
 from ._frames import python_level
 from reftrace_backends import get_backend
 
@@ -103,6 +104,7 @@ class Tensor(_TensorMethods):
     _grad_acc = None       # weakref to the leaf's AccumulateGrad node (torch caches it weakly)
     _view_meta = None      # (base, node-maker) of a differentiable view, for in-place rebase
     _mbits = 0             # torch's math bits, conjugate | negative (reftrace/_math_bits.py)
+    _view_fn = None        # a view's replay from its root base (reftrace/autograd/_view_func.py)
 
     # the slots' types (annotations only: no class attribute shadows the slots)
     dtype: D.dtype
@@ -793,6 +795,8 @@ def _view_of(base, array, stride, dtype=None):
     t._vc = root._vc  # views share their base's version counter
     if base._mbits:  # a view of a conjugate (negative) view reads conjugated (negated) too
         t.__dict__["_mbits"] = base._mbits
+    if base._view_fn is not None:  # a view of a view_as_real (...): as_strided cannot redo it
+        _view_chain(base, t)
     if base.requires_grad:
         # a view of a tensor that requires grad requires grad, even made under no_grad (torch);
         # made so, it may not be modified in place with grad on (see autograd check_inplace)

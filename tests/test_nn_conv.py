@@ -127,3 +127,52 @@ btbc = sample((4,), seed=10)
 ], ids=lambda v: None)
 def test_conv_tbc(fn):
     check(fn, tbc, wtbc, btbc, atol=1e-5)
+
+
+# -- complex input: torch's complex_convolution (Gauss's trick, three real convolutions) ----------
+
+def _complex_conv_program(m, x, w, b):
+    return (m.nn.functional.conv1d(x, w, b, padding=1)
+            + m.nn.functional.conv_transpose1d(x, w.transpose(0, 1), None))
+
+
+def _complex_conv_run(m):
+    import numpy as np
+    rng = np.random.default_rng(0)
+
+    def c(*s):  # small integers: every real convolution's sums are exact, whatever their order
+        return m.tensor(rng.integers(-4, 5, s) + 1j * rng.integers(-4, 5, s), requires_grad=True)
+    x, w, b = c(2, 3, 7), c(4, 3, 2), c(4)
+    y = _complex_conv_program(m, x, w, b)
+    gs = m.autograd.grad(m.real(y * y.conj()).sum(), (x, w, b))
+    trace = m.jit.trace(lambda x, w, b: _complex_conv_program(m, x, w, b),
+                        (x.detach(), w.detach(), b.detach()), check_trace=False)
+    graph = [line.split("#")[0] for line in str(trace.graph).splitlines()]
+    return type(y.grad_fn).__name__, y.detach().numpy(), [g.numpy() for g in gs], graph
+
+
+def test_complex_convolution_is_torchs_three_real_ones():
+    import numpy as np
+    got, want = _complex_conv_run(reftrace), _complex_conv_run(torch)
+    assert got[0] == want[0] == "AddBackward0"
+    np.testing.assert_array_equal(got[1], want[1])
+    for g, t in zip(got[2], want[2]):
+        np.testing.assert_array_equal(g, t)
+    assert got[3] == want[3]
+
+
+def _complex_conv_errors(m):
+    out = []
+    x, w = m.ones(2, 3, 5, dtype=m.complex128), m.ones(4, 3, 2, dtype=m.complex128)
+    for args in [(x, m.ones(4, 3, 2), None), (x, w.to(m.complex64), None),
+                 (x, w, m.ones(4, dtype=m.complex64)), (x, w, m.ones(4, dtype=m.float64))]:
+        try:
+            m.nn.functional.conv1d(*args)
+            out.append(None)
+        except RuntimeError as e:
+            out.append(str(e))
+    return out
+
+
+def test_complex_convolution_type_errors_are_torchs():
+    assert _complex_conv_errors(reftrace) == _complex_conv_errors(torch)

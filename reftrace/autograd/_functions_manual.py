@@ -518,7 +518,9 @@ def _legacy_cat_wrap_dim(dim, sizes):
 
 
 def stack_tensors_backward(grad, dim, dtypes):
-    grad_inputs = list(grad.unbind(dim))
+    # one select per input, as torch (an unbind's outputs would be multi-output views: their
+    # graph under create_graph is SelectBackward0s, and they may be accumulated into in place)
+    grad_inputs = [grad.select(dim, i) for i in range(len(dtypes))]
     if grad.is_complex():
         grad_inputs = [_rt.real(g) if not dt.is_complex else g for g, dt in zip(grad_inputs, dtypes)]
     return grad_inputs
@@ -756,13 +758,17 @@ def var_mean_backward(gvar, gmean, self, dim, correction, keepdim):
 
 
 def logcumsumexp_backward(grad, self, result, dim):
-    """FunctionsManual.cpp (real case): the positive and negative parts of grad summed in log
-    space, from the end (tensorflow's stable formulation, as torch)."""
+    """FunctionsManual.cpp: the positive and negative parts of grad summed in log space, from
+    the end (tensorflow's stable formulation, as torch); a complex grad needs no split (its log
+    is defined): the conjugate of exp(reverse logcumsumexp(log(conj(grad)) - result) + self)."""
     if grad.dim() == 0 or grad.numel() == 0:
         return grad
 
     def reverse_logcumsumexp(x):
         return _rt.flip(_rt.logcumsumexp(_rt.flip(x, [dim]), dim), [dim])
+    if grad.is_complex():
+        log_grad = grad.conj().log()
+        return (reverse_logcumsumexp(log_grad - result) + self).exp().conj()
     import numpy  # (std::numeric_limits<scalar_t>::lowest())
     lowest = float(numpy.finfo(grad.dtype.np).min)
     grad_min = _rt.full_like(grad, lowest)

@@ -16,7 +16,7 @@ a call torch's VariableType:
 import warnings
 import weakref
 
-from .grad_mode import STATE
+from .grad_mode import STATE, set_grad_enabled
 from .graph import AccumulateGrad, node_class, Node
 from ._derivatives import SavedVariable, TensorMeta, compiled, make_not_implemented
 
@@ -77,6 +77,8 @@ def check_inplace(t):
             "can clarify your code by moving both the view and the inplace either both inside the "
             "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
             "want the inplace to be tracked).")
+    if type(t._view_meta) is MultiOutputView:
+        raise MultiOutputView.error(t, "is being")
     if t._view_meta == "custom_function":
         raise RuntimeError(
             f"Output {t._output_nr} of {_short_name(t._grad_fn)} is a view and is being modified "
@@ -92,6 +94,25 @@ def check_inplace(t):
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.")
     elif t.requires_grad and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+class MultiOutputView:
+    """The view meta of an output of a view op that returns several (split, unbind, chunk):
+    torch's CreationMeta::MULTI_OUTPUT_NODE. Such a view may not be modified in place, nor be
+    used once its base was (its grad_fn cannot be regenerated)."""
+    __slots__ = ("base", "base_fn")
+
+    def __init__(self, base):
+        self.base = base
+        self.base_fn = base._grad_fn
+
+    @staticmethod
+    def error(t, modified):
+        return RuntimeError(
+            f"Output {t._output_nr} of {_short_name(t._grad_fn)} is a view and {modified} "
+            "modified inplace. This view is the output of a function that returns multiple views. "
+            "Such functions do not allow the output views to be modified inplace. You should "
+            "replace the inplace operation by an out-of-place one.")
 
 
 def _short_name(node):
@@ -176,7 +197,12 @@ def record(op, args, precomputed=_NOT_RUN):
                 continue
             _set_history(out, node, k)
             if op.is_view and out._base is not None:
-                out._view_meta = True
+                # valid while the base's history stays: an in-place op through the base or
+                # another of its views makes it AsStridedBackward0 of the new history (torch
+                # notices by the version counter, VariableHooks::grad_fn). The outputs of an op
+                # that returns several views may not be refreshed (nor modified in place).
+                out._view_meta = (MultiOutputView(out._base) if type(result) in (list, tuple)
+                                  else (out._base, out._base._grad_fn, node))
     for k, name in c.saved_outputs:
         if users[name].isdisjoint(active):
             continue
@@ -258,6 +284,10 @@ def _refresh_view_grad_fn(t):
     """A view whose base's history changed since: its grad_fn is AsStridedBackward0 of the base
     (torch regenerates it lazily the same way, VariableHooks::grad_fn)."""
     meta = t._view_meta
+    if type(meta) is MultiOutputView:
+        if meta.base._grad_fn is not meta.base_fn:
+            raise MultiOutputView.error(t, "its base or another view of its base has been")
+        return t._grad_fn
     if type(meta) is not tuple:
         # a view made by a differentiable op (or under no_grad, or by a custom Function): its
         # own node is its history
@@ -265,6 +295,14 @@ def _refresh_view_grad_fn(t):
     base, base_fn, view_fn = meta
     if base._grad_fn is base_fn and view_fn is not None:
         return view_fn
+    if t._view_fn is not None:
+        # torch replays the view ops from the base (with grad on) and takes the result's grad_fn
+        with set_grad_enabled(True):
+            node = grad_fn_of(t._view_fn(base))
+        t._grad_fn = node
+        t._output_nr = 0
+        t._view_meta = (base, base._grad_fn, node)
+        return node
     from ..ops import OVERLOADS
     op = OVERLOADS["aten::as_strided"]
     c = compiled(op)
@@ -292,7 +330,7 @@ class CopySlices(Node):
     """The base's grad_fn after an in-place op through one of its views (torch's CopySlices):
     the gradient of the base, with the view's region replaced by what the in-place op's node
     gives for it."""
-    __slots__ = ("_shape", "_stride", "_offset", "_fn", "_base_meta")
+    __slots__ = ("_shape", "_stride", "_offset", "_view_fn", "_fn", "_base_meta")
 
     def __init__(self, base_edge, base, view, fn):
         # edges: the base's old history, then the in-place op's other inputs
@@ -300,6 +338,7 @@ class CopySlices(Node):
         self._shape = list(view.shape_tuple)
         self._stride = list(view.stride())
         self._offset = view.storage_offset()
+        self._view_fn = view._view_fn  # (a view as_strided cannot redo: view_as_real, _conj ...)
         self._fn = fn
         self._base_meta = (base.shape_tuple, base.stride(), base.dtype, base.device)
         self._seq = fn._seq
@@ -318,7 +357,10 @@ class CopySlices(Node):
         shape, stride, _, _ = self._base_meta
         result = reftrace.empty_strided(list(shape), list(stride), dtype=grad.dtype, device=grad.device)
         result.copy_(grad)
-        grad_slice = result.as_strided(self._shape, self._stride, self._offset)
+        if self._view_fn is not None:
+            grad_slice = self._view_fn(result)
+        else:
+            grad_slice = result.as_strided(self._shape, self._stride, self._offset)
         res = self._fn.apply([grad_slice.clone()], None)
         for i in range(1, len(res)):
             out[i] = res[i]

@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtype as D
 from .._math_bits import CONJ, NEG, materialize, set_bits
 from .._tensor import _fresh, _view_of, xp_of
+from ..autograd._view_func import as_strided_to, chain, replay, steps
 from ._iter import broadcast_shapes, like_result, pointwise_result, strides_for, wrap_strided
 from ._pointwise_helpers import as_np, float_of, unary
 from ._registry import composite, derivatives, op
@@ -43,7 +44,8 @@ def _no_complex32(what):
 def _conj(self):
     if not self.dtype.is_complex:
         return self
-    return set_bits(_view_of(self, self._array[...], self.stride()), self._mbits ^ CONJ)
+    return chain(self, set_bits(_view_of(self, self._array[...], self.stride()), self._mbits ^ CONJ),
+                 replay("aten::_conj"))
 
 
 derivatives(_conj, {"self": "grad.conj()"})
@@ -86,7 +88,8 @@ def _resolve_neg_composite(self):
 
 @op("_neg_view(Tensor(a) self) -> Tensor(a)", variants=("function", "method"))
 def _neg_view(self):
-    return set_bits(_view_of(self, self._array[...], self.stride()), self._mbits ^ NEG)
+    return chain(self, set_bits(_view_of(self, self._array[...], self.stride()), self._mbits ^ NEG),
+                 replay("aten::_neg_view"))
 
 
 derivatives(_neg_view, {"self": "grad.neg()"})
@@ -135,7 +138,8 @@ def view_as_real(self):
         raise RuntimeError("view_as_real is only supported for complex tensors")
     re = self._array.real
     arr = _as_strided(xp_of(self), re, re.shape + (2,), re.strides + (re.itemsize,))
-    return _view_of(self, arr, _real_strides(self) + [1], self.dtype.to_real())
+    return chain(self, _view_of(self, arr, _real_strides(self) + [1], self.dtype.to_real()),
+                 replay("aten::view_as_real"))
 
 
 derivatives(view_as_real, {"self": "view_as_complex(grad.contiguous())"})
@@ -169,18 +173,31 @@ def view_as_complex(self):
     else:
         first = a[(0,) * (a.ndim - 1)].view(cdt.np)  # the first pair, read as one complex number
         arr = _as_strided(xp, first.reshape(()), shape, [s * a.itemsize for s in strides[:-1]])
-    return set_bits(_view_of(self, arr, [s // 2 for s in strides[:-1]], cdt), 0)
+    return chain(self, set_bits(_view_of(self, arr, [s // 2 for s in strides[:-1]], cdt), 0),
+                 replay("aten::view_as_complex"))
 
 
 derivatives(view_as_complex, {"self": "view_as_real(grad.contiguous().resolve_conj())"})
+
+
+def _part_replay(self, t, negated):
+    """The real or imaginary view ``t`` of ``self`` replays as torch's composite makes it (below):
+    [_conj,] view_as_real[, _neg_view], then the select, which as_strided redoes."""
+    own = [replay("aten::view_as_real"), as_strided_to(t)]
+    if negated:
+        own.insert(1, replay("aten::_neg_view"))
+    if self.is_conj():
+        own.insert(0, replay("aten::_conj"))
+    return chain(self, t, steps(*own))
 
 
 @op("real(Tensor(a) self) -> Tensor(a)", variants=("function",))
 def real(self):
     if not self.dtype.is_complex:
         return self
-    return set_bits(_view_of(self, self._array.real, _real_strides(self), self.dtype.to_real()),
-                    self._mbits & NEG)
+    t = set_bits(_view_of(self, self._array.real, _real_strides(self), self.dtype.to_real()),
+                 self._mbits & NEG)
+    return _part_replay(self, t, negated=False)
 
 
 @composite(real)  # CompositeImplicitAutograd: SelectBackward0 of ViewAsRealBackward0
@@ -197,8 +214,8 @@ def imag(self):
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     # the imaginary part of a conjugate view is the negated stored one: a negative view
     bits = (self._mbits & NEG) ^ (NEG if self._mbits & CONJ else 0)
-    return set_bits(_view_of(self, self._array.imag, _real_strides(self), self.dtype.to_real()),
-                    bits)
+    t = set_bits(_view_of(self, self._array.imag, _real_strides(self), self.dtype.to_real()), bits)
+    return _part_replay(self, t, negated=self.is_conj())
 
 
 @composite(imag)

@@ -143,6 +143,10 @@ def _storage_array(t):
     ra = root._array
     extent = 1 + sum((s - 1) * st for s, st in zip(ra.shape, root.stride())) if ra.size else 0
     flat = _restride(ra, (extent,), (1,)) if extent else ra.reshape(-1)[:0]
+    if t.dtype.itemsize != root.dtype.itemsize:
+        # a view_as_real (view_as_complex) of the root: the same bytes, read as its dtype
+        whole = flat.shape[0] * root.dtype.itemsize // t.dtype.itemsize
+        flat = flat.view("u1")[:whole * t.dtype.itemsize].view(t._array.dtype)
     return flat, t.storage_offset()
 
 

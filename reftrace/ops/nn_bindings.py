@@ -12,7 +12,7 @@ from __future__ import annotations
 import numbers
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
-from ._registry import get_packet
+from ._registry import OVERLOADS, get_packet
 from .._tensor import Tensor
 from ..autograd._variable_type import attach_history
 from ..autograd.grad_mode import STATE as GRAD, no_grad
@@ -47,6 +47,15 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups, trans
     batched = input.dim() == n + 2
     x = input if batched else input.unsqueeze(0)
     stride, dilation = _baked(_int_list(stride, n)), _baked(_int_list(dilation, n))
+    if not isinstance(padding, str):
+        padding, output_padding = _baked(_int_list(padding, n)), _baked(_int_list(output_padding, n))
+    conv = _complex_convolution if input.dtype.is_complex else _convolution
+    out = conv(x, weight, bias, stride, padding, dilation, groups, transposed, output_padding)
+    return out if batched else out.squeeze(0)
+
+
+def _convolution(x, weight, bias, stride, padding, dilation, groups, transposed, output_padding):
+    """at::convolution (or at::_convolution_mode for a padding string) of a real input."""
     if isinstance(padding, str):
         out = get_packet("_convolution_mode")(x, weight, bias, stride, padding, dilation, groups)
     else:
@@ -54,16 +63,68 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups, trans
         # marks the result: the recorded type says requires_grad=0 (spec NN-18). Then autograd
         # marks it, as here.
         with no_grad():
-            out = get_packet("_convolution")(x, weight, bias, stride, _baked(_int_list(padding, n)),
-                                             dilation, transposed,
-                                             _baked(_int_list(output_padding, n)),
-                                             groups, False, False, True, True)
+            out = get_packet("_convolution")(x, weight, bias, stride, padding, dilation, transposed,
+                                             output_padding, groups, False, False, True, True)
         if GRAD.enabled and any(t is not None and t.requires_grad for t in (x, weight, bias)):
             # then autograd records the call (ConvolutionBackward0) on the result
             attach_history(get_packet("convolution").overloads[0],
-                           [x, weight, bias, stride, _int_list(padding, n), dilation, transposed,
-                            _int_list(output_padding, n), groups], out)
-    return out if batched else out.squeeze(0)
+                           [x, weight, bias, stride, padding, dilation, transposed,
+                            output_padding, groups], out)
+    return out
+
+
+def _complex_to_real(t):
+    r = get_packet("view_as_real")(t)
+    return r.select(r.dim() - 1, 0), r.select(r.dim() - 1, 1)
+
+
+def _complex_convolution(x, weight, bias, *params):
+    """Convolution.cpp complex_convolution(_mode): a complex convolution is three real ones
+    (Gauss's trick), with torch's rounding and graph (AddBackward0 over ConvolutionBackward0s):
+    a = conv(xr, wr, br), b = conv(xi, wi), c = conv(xr + xi, wr + wi, br + bi);
+    conv(x, w, bias) = a - b + i (c - a - b)."""
+    _check_input_same_type_as_parameters(x, weight, bias)
+    i_r, i_i = _complex_to_real(x.resolve_conj())
+    w_r, w_i = _complex_to_real(weight.resolve_conj())
+    # (a C++ call's arguments are evaluated right to left, as GCC does: the sums in that order)
+    if bias is None:
+        a = _convolution(i_r, w_r, None, *params)
+        b = _convolution(i_i, w_i, None, *params)
+        w_sum = w_r + w_i
+        c = _convolution(i_r + i_i, w_sum, None, *params)
+    else:
+        b_r, b_i = _complex_to_real(bias.resolve_conj())
+        a = _convolution(i_r, w_r, b_r, *params)
+        b = _convolution(i_i, w_i, None, *params)
+        b_sum = b_r + b_i
+        w_sum = w_r + w_i
+        c = _convolution(i_r + i_i, w_sum, b_sum, *params)
+    # a - b + i * (c - a - b): the right operand first; C++'s `i * t` is t.mul(Scalar)
+    # (aten::mul.Scalar, MulBackward1)
+    imag = OVERLOADS["aten::mul.Scalar"](c - a - b, 1j)
+    return (a - b) + imag
+
+
+# the C++ type names torch's bias check prints (caffe2::TypeMeta names)
+_TYPE_META_NAMES = {"ComplexDouble": "c10::complex<double>", "ComplexFloat": "c10::complex<float>",
+                    "Double": "double", "Float": "float", "Half": "c10::Half",
+                    "BFloat16": "c10::BFloat16", "Long": "long int", "Int": "int",
+                    "Short": "short int", "Char": "signed char", "Byte": "unsigned char",
+                    "Bool": "bool"}
+
+
+def _check_input_same_type_as_parameters(x, weight, bias):
+    # (the words torch 2.13 prints: a complex tensor as CPU<Type>Type, a real one by its legacy
+    # name; the bias check by the C++ element type names)
+    def name(t):
+        ir = t.dtype.ir_name
+        return f"CPU{ir}Type" if t.dtype.is_complex else f"torch.{ir}Tensor"
+    if weight.dtype is not x.dtype:
+        raise RuntimeError(f"Input type ({name(x)}) and weight type ({name(weight)}) should be "
+                           "the same")
+    if bias is not None and bias.dtype is not x.dtype:
+        meta = [_TYPE_META_NAMES.get(t.dtype.ir_name, t.dtype.ir_name) for t in (x, bias)]
+        raise RuntimeError(f"Input type ({meta[0]}) and bias type ({meta[1]}) should be the same")
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,

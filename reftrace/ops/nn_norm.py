@@ -297,6 +297,23 @@ def _instance_norm_composite(input, weight, bias, running_mean, running_var, use
 @op("rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) "
     "-> Tensor")
 def rms_norm(input, normalized_shape, weight, eps):
+    shape = _rms_norm_checks(input, normalized_shape, weight)
+    if input.dtype.is_complex:  # (torch's math path, op by op: its complex rounding)
+        return _rms_norm_math(input, normalized_shape, weight, eps)
+    if eps is None:
+        eps = float(np.finfo(input.dtype.np).eps)
+    k = len(shape)
+    a = input._array.astype(np.float64)
+    axes = tuple(range(a.ndim - k, a.ndim))
+    normalized = a / np.sqrt((a * a).mean(axis=axes, keepdims=True) + eps)
+    if a.size == 0 and weight is not None:
+        # torch's last step is result.mul(weight): an empty result takes mul's broadcast strides
+        from ._registry import OVERLOADS
+        return OVERLOADS["aten::mul.Tensor"].kernel(input.detach(), weight.detach())
+    return _affine_result(input, normalized, weight, None, shape)
+
+
+def _rms_norm_checks(input, normalized_shape, weight):
     shape = tuple(normalized_shape)
     k = len(shape)
     xs = input.shape_tuple
@@ -309,27 +326,22 @@ def rms_norm(input, normalized_shape, weight, eps):
     if len(xs) < k or xs[len(xs) - k:] != shape:
         raise RuntimeError(f"Given normalized_shape={sizes(shape)}, expected input with shape "
                            f"[*{', '.join(map(str, shape))}], but got input of size{sizes(xs)}")
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise not_implemented("rms_norm", input.dtype)
-    if eps is None:
-        eps = float(np.finfo(input.dtype.np).eps)
-    a = input._array.astype(np.float64)
-    axes = tuple(range(a.ndim - k, a.ndim))
-    normalized = a / np.sqrt((a * a).mean(axis=axes, keepdims=True) + eps)
-    if a.size == 0 and weight is not None:
-        # torch's last step is result.mul(weight): an empty result takes mul's broadcast strides
-        from ._registry import OVERLOADS
-        return OVERLOADS["aten::mul.Tensor"].kernel(input.detach(), weight.detach())
-    return _affine_result(input, normalized, weight, None, shape)
+    return shape
 
 
 @composite(rms_norm)
 def _rms_norm_composite(input, normalized_shape, weight, eps):
+    _rms_norm_checks(input, normalized_shape, weight)
+    return _rms_norm_math(input, normalized_shape, weight, eps)
+
+
+def _rms_norm_math(input, normalized_shape, weight, eps):
     # layer_norm.cpp rms_norm (the CPU math path), in its order
-    rms_norm.kernel(input, normalized_shape, weight, eps)  # its checks and messages
     from .. import _dtype as D
     opmath = D.float32 if input.dtype is D.float16 else input.dtype  # (no bfloat16 here)
-    if eps is None:  # numeric_limits<opmath_type<scalar_t>>::epsilon()
+    if eps is None:  # numeric_limits<opmath_type<scalar_t>>::epsilon() (a complex's: its part's)
         eps = float(np.finfo(opmath.np).eps)
     dims_to_reduce = [input.dim() - i - 1 for i in range(len(normalized_shape))]
     upcasted_input = input.to(opmath)
