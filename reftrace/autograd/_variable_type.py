@@ -28,7 +28,7 @@ def _is_tensor(v):
     if not _TENSOR:
         from .._tensor import Tensor
         _TENSOR.append(Tensor)
-    return isinstance(v, _TENSOR[0])
+    return type(v) is _TENSOR[0] or isinstance(v, _TENSOR[0])
 
 
 def _differentiable_dtype(t):
@@ -119,13 +119,31 @@ def record(op, args, precomputed=_NOT_RUN):
     if op.derivatives is None:
         return record_without_formula(op, args)
     c = compiled(op)
-    edges, slices, metas = [], {}, []
+    edges, metas = [], []
+    slices = c.static_slices
+    if slices is None:
+        slices = {}
     active = set()  # the inputs that need a gradient
     for i, name, is_list in c.inputs:
         a = args[i]
-        items = a if is_list else (a,)
-        slices[name] = (len(edges), len(items), is_list)
-        for t in items:
+        if not is_list:
+            if a is None:
+                edges.append((None, 0))
+                metas.append(None)
+                continue
+            if a.requires_grad:
+                # (gradient_edge, inlined for a non-view with history, the common case)
+                fn = a._grad_fn
+                e = (fn, a._output_nr) if fn is not None and a._view_meta is None \
+                    else gradient_edge(a)
+                active.add(name)
+            else:
+                e = (None, 0)
+            edges.append(e)
+            metas.append((a._array.shape, a.dtype, a.device))
+            continue
+        slices[name] = (len(edges), len(a), True)
+        for t in a:
             if t is None:
                 edges.append((None, 0))
                 metas.append(None)
@@ -137,11 +155,12 @@ def record(op, args, precomputed=_NOT_RUN):
             metas.append((t._array.shape, t.dtype, t.device))
     if not active:
         return op.kernel(*args) if precomputed is _NOT_RUN else precomputed
-    users = c.users
+    # every input needs a gradient (the common case): each saved value is read by some formula
+    users = c.users if len(active) < len(c.inputs) else None
     saved = {}
     for i, name, how in c.saved:
         v = args[i]
-        if users[name].isdisjoint(active):
+        if users is not None and users[name].isdisjoint(active):
             continue
         if v is None:
             saved[name] = None
@@ -168,16 +187,23 @@ def record(op, args, precomputed=_NOT_RUN):
     if inplace:
         _set_inplace_history(args[0], node)
     else:
+        od = op.output_differentiability
         for k, out in enumerate(outs):
-            if out is None or not _is_tensor(out) or not _output_differentiable(c, op, k):
+            # (output_differentiability, _differentiable_dtype and _set_history, inlined)
+            if out is None or not _is_tensor(out):
                 continue
-            if not _differentiable_dtype(out) or _is_an_argument(out, args):
+            if od is not None and not (od[k] if k < len(od) else od[-1]):
                 continue
-            _set_history(out, node, k)
+            d = out.dtype
+            if not (d.is_floating_point or d.is_complex) or _is_an_argument(out, args):
+                continue
+            out._grad_fn = node
+            out._output_nr = k
+            out.requires_grad = True
             if op.is_view and out._base is not None:
                 out._view_meta = True
     for k, name in c.saved_outputs:
-        if users[name].isdisjoint(active):
+        if users is not None and users[name].isdisjoint(active):
             continue
         out = outs[k] if not (len(c.outputs) == 1 and type(result) in (list, tuple)) else result
         if type(out) in (list, tuple):
@@ -199,13 +225,6 @@ def _outputs(op, result):
     if type(result) in (tuple, list):
         return list(result)
     return [result]
-
-
-def _output_differentiable(c, op, k):
-    od = op.output_differentiability
-    if od is None:
-        return True
-    return od[k] if k < len(od) else od[-1]
 
 
 def _set_history(t, node, output_nr):

@@ -71,14 +71,17 @@ def _execute(root_edges, root_grads, keep_graph, inputs, input_edges, allow_unus
 
     ready = [(-start._seq, 0, start)]
     tie = 1
+    heappop, heappush = heapq.heappop, heapq.heappush
     while ready:
-        _, _, node = heapq.heappop(ready)
+        node = heappop(ready)[2]
         buf = buffers.pop(node, None)
-        if buf:
-            n_out = _num_outputs(node, buf)
-            grads = [buf.get(i) for i in range(n_out)]
+        n_out = node._n_out
+        if not buf:
+            grads = [None] * n_out
+        elif n_out == 1 and len(buf) == 1 and 0 in buf:
+            grads = [buf[0]]  # (the common case of _num_outputs, inlined)
         else:
-            grads = [None] * node._n_out
+            grads = [buf.get(i) for i in range(_num_outputs(node, buf))]
         if node._tensor_pre_hooks or node._retains_grad_hooks:
             grads = _call_tensor_hooks(node, grads)
         if captures:
@@ -88,9 +91,17 @@ def _execute(root_edges, root_grads, keep_graph, inputs, input_edges, allow_unus
                     captured[k] = grads[nr] if nr < len(grads) else None
             if node not in needed:
                 continue
-        outs = _call_node(node, grads, needed, keep_graph)
+        edges = node._next
+        if node._pre_hooks or node._post_hooks:
+            outs = _call_node(node, grads, needed, keep_graph)
+        else:  # _call_node without hooks, inlined
+            outs = node.apply(grads, None)
+            if not keep_graph:
+                node.release()
+            if node._input_meta is not None or len(outs) != len(edges):
+                outs = validate_outputs(node, outs)
         n_outs = len(outs)
-        for k, (child, nr) in enumerate(node._next):
+        for k, (child, nr) in enumerate(edges):
             if child is None:
                 continue
             if needed is not None and child not in needed and child not in captures:
@@ -98,15 +109,16 @@ def _execute(root_edges, root_grads, keep_graph, inputs, input_edges, allow_unus
             g = outs[k] if k < n_outs else None
             cbuf = buffers.get(child)
             if cbuf is None:
-                cbuf = buffers[child] = {}
-            if g is not None:
+                buffers[child] = {nr: g}
+            elif g is not None:
                 old = cbuf.get(nr)
                 cbuf[nr] = g if old is None else old + g
             elif nr not in cbuf:
                 cbuf[nr] = None
-            deps[child] -= 1
-            if deps[child] == 0:
-                heapq.heappush(ready, (-child._seq, tie, child))
+            d = deps[child] - 1
+            deps[child] = d
+            if d == 0:
+                heappush(ready, (-child._seq, tie, child))
                 tie += 1
 
     if not input_edges:
@@ -204,7 +216,7 @@ def _call_node(node, grads, needed, keep_graph):
     outs = node.apply(grads, None)
     if not keep_graph:
         node.release()
-    if getattr(node, "_input_meta", None) is not None or len(outs) != len(node._next):
+    if node._input_meta is not None or len(outs) != len(node._next):
         outs = validate_outputs(node, outs)
     if node._post_hooks:
         for h in list(node._post_hooks.values()):
@@ -220,10 +232,10 @@ def validate_outputs(node, outs):
     if len(outs) != len(edges):
         raise RuntimeError(f"Function {node.name()} returned an incorrect number of gradients "
                            f"(expected {len(edges)}, got {len(outs)})")
-    metas = getattr(node, "_input_meta", None)
+    metas = node._input_meta
     if metas is None:
         return outs
-    outs = list(outs)
+    copied = False  # outs is copied on the first gradient replaced
     for i, g in enumerate(outs):
         if g is None or edges[i][0] is None:
             continue
@@ -231,6 +243,7 @@ def validate_outputs(node, outs):
         if meta is None:
             continue
         shape, dtype, device = meta
+        g0 = g
         if g._array.shape != shape:
             if not _expandable_to(shape, g.shape_tuple):
                 raise RuntimeError(
@@ -242,7 +255,11 @@ def validate_outputs(node, outs):
             g = g.to(dtype)
         if g.device is not device and g.device != device:
             g = g.to(device)
-        outs[i] = g
+        if g is not g0:
+            if not copied:
+                outs = list(outs)
+                copied = True
+            outs[i] = g
     return outs
 
 
