@@ -412,6 +412,17 @@ def register_hook(t, hook):
     return t._hooks.add(hook)
 
 
+_CLONE = []
+
+
+def _clone_kernel(t):
+    """clone's kernel (its op is not importable when this module loads)."""
+    if not _CLONE:
+        from ..ops.casts import clone
+        _CLONE.append(clone.kernel)
+    return _CLONE[0](t, None)
+
+
 def accumulate_grad(var, grad):
     """AccumulateGrad::apply: the leaf's hooks, then ``.grad = grad`` or ``.grad += grad``."""
     if grad is None:
@@ -429,8 +440,7 @@ def accumulate_grad(var, grad):
         # torch steals the incoming buffer when nothing else holds it, else copies it in the
         # leaf's layout (the gradient layout contract): a view (sum's expand) is copied here
         if grad._base is not None or grad.stride() != var.stride():
-            from ..ops.casts import clone
-            grad = grad.clone() if grad.requires_grad else clone.kernel(grad, None)
+            grad = grad.clone() if grad.requires_grad else _clone_kernel(grad)
         var._grad = grad
     elif STATE.enabled:
         var._grad = old + grad  # create_graph: out of place, so the new grad has history

@@ -18,7 +18,8 @@ Never recursive: a chain of 100,000 ops backpropagates in constant Python stack.
 import heapq
 
 from .grad_mode import STATE as GRAD
-from ._variable_type import gradient_edge
+from .graph import GraphRoot
+from ._variable_type import accumulate_grad, gradient_edge
 
 
 def run_backward(roots, grads, keep_graph, create_graph, inputs=(), allow_unused=True,
@@ -48,7 +49,6 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=(), allow_unused
 
 
 def _execute(root_edges, root_grads, keep_graph, inputs, input_edges, allow_unused, accumulate):
-    from .graph import GraphRoot
     if len(root_edges) == 1:
         start, start_nr = root_edges[0]
         buffers = {start: {start_nr: root_grads[0]}}
@@ -125,7 +125,6 @@ def _execute(root_edges, root_grads, keep_graph, inputs, input_edges, allow_unus
         return ()
     if accumulate:
         # backward(inputs=...): the captured gradients of non-leaf inputs go to their .grad
-        from ._variable_type import accumulate_grad
         for t, g, (node, _) in zip(inputs, captured, input_edges):
             if t._grad_fn is not None and g is not None:
                 accumulate_grad(t, g)
@@ -142,19 +141,19 @@ def _dependencies(start, need_parents):
     """Edges into each node reachable from ``start`` (and, when asked, each node's parents)."""
     deps = {}
     parents = {} if need_parents else None
-    seen = {start}
     stack = [start]
     while stack:
         node = stack.pop()
         for child, _ in node._next:
             if child is None:
                 continue
-            deps[child] = deps.get(child, 0) + 1
-            if need_parents:
-                parents.setdefault(child, []).append(node)
-            if child not in seen:
-                seen.add(child)
+            if child in deps:
+                deps[child] += 1
+            else:  # first seen (the start node is no node's child: the graph is acyclic)
+                deps[child] = 1
                 stack.append(child)
+            if parents is not None:
+                parents.setdefault(child, []).append(node)
     return deps, parents
 
 
@@ -263,9 +262,14 @@ def validate_outputs(node, outs):
     return outs
 
 
+_SUM_TO = []
+
+
 def _sum_to(g, shape):
-    from ._functions_manual import sum_to  # (FunctionsManual imports reftrace: loaded late)
-    return sum_to(g, shape)
+    if not _SUM_TO:
+        from ._functions_manual import sum_to  # (FunctionsManual imports reftrace: loaded late)
+        _SUM_TO.append(sum_to)
+    return _SUM_TO[0](g, shape)
 
 
 def _expandable_to(shape, desired):
