@@ -313,10 +313,14 @@ class FormulaNode(Node):
         slices = self._slices
         for f in c.formulas:
             slots = f.slots
-            if slots is not None and needed is None:
-                mask = [edges[k][0] is not None for k in slots]
-            else:
+            if slots is None or needed is not None:
                 mask = [_needs(slices[n], needed, edges) for n in f.inputs]
+            elif len(slots) == 1:  # (one input, the commonest formula: no list comprehension)
+                if edges[slots[0]][0] is None:
+                    continue
+                mask = [True]
+            else:
+                mask = [edges[k][0] is not None for k in slots]
             if True not in mask:
                 continue
             env["grad_input_mask"] = mask
@@ -328,6 +332,9 @@ class FormulaNode(Node):
                     f"formula for {', '.join(f.inputs)} calls {e.name}, which reftrace does not "
                     f"implement (formula: {f.text})") from None
             if len(f.inputs) == 1:
+                if slots is not None:
+                    out[slots[0]] = value
+                    continue
                 value = (value,)
             if slots is not None:
                 for k, v, m in zip(slots, value, mask):

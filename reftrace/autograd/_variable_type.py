@@ -132,10 +132,11 @@ def record(op, args, precomputed=_NOT_RUN):
                 metas.append(None)
                 continue
             if a.requires_grad:
-                # (gradient_edge, inlined for a non-view with history, the common case)
-                fn = a._grad_fn
-                e = (fn, a._output_nr) if fn is not None and a._view_meta is None \
-                    else gradient_edge(a)
+                if a._view_meta is None:  # (gradient_edge, inlined for a tensor not a view)
+                    fn = a._grad_fn
+                    e = (fn, a._output_nr) if fn is not None else (grad_accumulator(a), 0)
+                else:
+                    e = gradient_edge(a)
                 active.add(name)
             else:
                 e = (None, 0)

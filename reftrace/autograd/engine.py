@@ -235,13 +235,12 @@ def validate_outputs(node, outs):
     if metas is None:
         return outs
     copied = False  # outs is copied on the first gradient replaced
-    for i, g in enumerate(outs):
-        if g is None or edges[i][0] is None:
-            continue
-        meta = metas[i]
-        if meta is None:
+    for i, (g, edge, meta) in enumerate(zip(outs, edges, metas)):
+        if g is None or meta is None or edge[0] is None:
             continue
         shape, dtype, device = meta
+        if g._array.shape == shape and g.dtype is dtype and g.device is device:
+            continue  # (fits: the common case)
         g0 = g
         if g._array.shape != shape:
             if not _expandable_to(shape, g.shape_tuple):
