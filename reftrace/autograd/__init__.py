@@ -4,6 +4,7 @@
 (``engine.py``); nodes are made per op call from derivatives.yaml formulas
 (``_derivatives.py``, recorded by ``_variable_type.py``).
 """
+import warnings
 from collections.abc import Mapping
 
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
@@ -11,17 +12,13 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
 from .variable import Variable
 from . import graph
 from .engine import run_backward
+from ._variable_type import _is_tensor
 from . import function
 from .function import Function
 
 __all__ = ["Function", "Variable", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "backward", "grad", "graph",
            "gradcheck", "gradgradcheck"]
-
-
-def _is_tensor(v):
-    from .._tensor import Tensor
-    return isinstance(v, Tensor)
 
 
 def _tensor_or_tensors_to_tuple(tensors, length):
@@ -100,7 +97,6 @@ def _inputs_tuple(inputs, fn):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (or ``inputs``)."""
-    import warnings
     if grad_variables is not None:
         warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
                       FutureWarning, stacklevel=2)
@@ -124,7 +120,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs`` (nothing is accumulated)."""
-    import warnings
     import reftrace
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "

@@ -93,12 +93,13 @@ def node_name(op):
 
 
 class _Formula:
-    __slots__ = ("inputs", "code", "text")
+    __slots__ = ("inputs", "code", "text", "slots")
 
     def __init__(self, inputs, code, text):
         self.inputs = inputs  # the argument names this formula gives gradients for
         self.code = code
         self.text = text
+        self.slots = None  # the edge index of each input, when no input is a Tensor[] list
 
 
 class Compiled:
@@ -128,8 +129,18 @@ class Compiled:
                 self.users.setdefault(r, set()).update(wrapped.get(r, names))  # needs a gradient
             code = compile(tree, f"<derivative of {op.qualified} for {key}>", "eval")
             self.formulas.append(_Formula(tuple(names), code, text))
+        # a value no input's gradient needs (wrap_opt_if without a grad_input_mask) is never
+        # saved: record() then checks users even when every input needs a gradient
+        self.unused_saves = any(not u for u in self.users.values())
         # the differentiable inputs, in schema order: (argument index, name, is a Tensor[] list)
         self.inputs = [(i, a.name, a.type.is_list) for i, a in enumerate(args) if a.name in diff]
+        # with no Tensor[] input every node of this op has one edge per input, in this order:
+        # the name -> edge slices (and each formula's edge indices) are worked out once here
+        self.static_slices = None
+        if not any(is_list for _, _, is_list in self.inputs):
+            self.static_slices = {name: (k, 1, False) for k, (_, name, _) in enumerate(self.inputs)}
+            for f in self.formulas:
+                f.slots = tuple(self.static_slices[n][0] for n in f.inputs)
         self.outputs = output_names(op)
         self.out_diff = op.output_differentiability or (True,) * len(op.schema.returns)
         meta_only = _metadata_only(uses)
@@ -298,16 +309,21 @@ class FormulaNode(Node):
 
     def apply(self, grads, needed=None):
         c = self._c
-        saved = self._saved
-        n_edges = len(self._next)
-        out = [None] * n_edges
-        if all(g is None for g in grads):
+        edges = self._next
+        out = [None] * len(edges)
+        for g in grads:
+            if g is not None:
+                break
+        else:
             return out
         env = {}
-        for name, v in saved.items():
-            if type(v) is SavedVariable:
-                env[name] = v.unpack()
-            elif type(v) is list and v and type(v[0]) is SavedVariable:
+        for name, v in self._saved.items():
+            tv = type(v)
+            if tv is SavedVariable:
+                t = v.tensor
+                # (unpack's version check, inlined: it raises only when the versions differ)
+                env[name] = t if t._vc[0] == v.version else v.unpack()
+            elif tv is list and v and type(v[0]) is SavedVariable:
                 env[name] = [s.unpack() if s is not None else None for s in v]
             elif v is _FREED_VALUE:
                 raise RuntimeError(_FREED)
@@ -315,11 +331,19 @@ class FormulaNode(Node):
                 env[name] = v
         env["grads"] = grads
         env["grad"] = grads[0]
-        ns = namespace()
+        ns = _NAMESPACE if _NAMESPACE is not None else namespace()
         slices = self._slices
         for f in c.formulas:
-            mask = [_needs(slices[n], needed, self._next) for n in f.inputs]
-            if not any(mask):
+            slots = f.slots
+            if slots is None or needed is not None:
+                mask = [_needs(slices[n], needed, edges) for n in f.inputs]
+            elif len(slots) == 1:  # (one input, the commonest formula: no list comprehension)
+                if edges[slots[0]][0] is None:
+                    continue
+                mask = [True]
+            else:
+                mask = [edges[k][0] is not None for k in slots]
+            if True not in mask:
                 continue
             env["grad_input_mask"] = mask
             try:
@@ -330,7 +354,15 @@ class FormulaNode(Node):
                     f"formula for {', '.join(f.inputs)} calls {e.name}, which reftrace does not "
                     f"implement (formula: {f.text})") from None
             if len(f.inputs) == 1:
+                if slots is not None:
+                    out[slots[0]] = value
+                    continue
                 value = (value,)
+            if slots is not None:
+                for k, v, m in zip(slots, value, mask):
+                    if m:
+                        out[k] = v
+                continue
             for name, v, m in zip(f.inputs, value, mask):
                 if not m:
                     continue
@@ -345,8 +377,16 @@ class FormulaNode(Node):
     def release(self):
         """Free the saved tensors (sizes, scalars stay: torch keeps those too)."""
         saved = self._saved
-        if saved and any(_is_saved_tensor(v) for v in saved.values()):
-            self._saved = {k: (_FREED_VALUE if _is_saved_tensor(v) else v) for k, v in saved.items()}
+        if not saved:
+            return
+        freed = None
+        for k, v in saved.items():
+            if type(v) is SavedVariable or (type(v) is list and _is_saved_tensor(v)):
+                if freed is None:
+                    freed = dict(saved)
+                freed[k] = _FREED_VALUE
+        if freed is not None:
+            self._saved = freed
 
 
 def _needs(sl, needed, edges):

@@ -28,7 +28,7 @@ def _is_tensor(v):
     if not _TENSOR:
         from .._tensor import Tensor
         _TENSOR.append(Tensor)
-    return isinstance(v, _TENSOR[0])
+    return type(v) is _TENSOR[0] or isinstance(v, _TENSOR[0])
 
 
 def _differentiable_dtype(t):
@@ -140,13 +140,32 @@ def record(op, args, precomputed=_NOT_RUN):
     if op.derivatives is None:
         return record_without_formula(op, args)
     c = compiled(op)
-    edges, slices, metas = [], {}, []
+    edges, metas = [], []
+    slices = c.static_slices
+    if slices is None:
+        slices = {}
     active = set()  # the inputs that need a gradient
     for i, name, is_list in c.inputs:
         a = args[i]
-        items = a if is_list else (a,)
-        slices[name] = (len(edges), len(items), is_list)
-        for t in items:
+        if not is_list:
+            if a is None:
+                edges.append((None, 0))
+                metas.append(None)
+                continue
+            if a.requires_grad:
+                if a._view_meta is None:  # (gradient_edge, inlined for a tensor not a view)
+                    fn = a._grad_fn
+                    e = (fn, a._output_nr) if fn is not None else (grad_accumulator(a), 0)
+                else:
+                    e = gradient_edge(a)
+                active.add(name)
+            else:
+                e = (None, 0)
+            edges.append(e)
+            metas.append((a._array.shape, a.dtype, a.device))
+            continue
+        slices[name] = (len(edges), len(a), True)
+        for t in a:
             if t is None:
                 edges.append((None, 0))
                 metas.append(None)
@@ -158,11 +177,12 @@ def record(op, args, precomputed=_NOT_RUN):
             metas.append((t._array.shape, t.dtype, t.device))
     if not active:
         return op.kernel(*args) if precomputed is _NOT_RUN else precomputed
-    users = c.users
+    # every input needs a gradient (the common case): each saved value is read by some formula
+    users = c.users if len(active) < len(c.inputs) or c.unused_saves else None
     saved = {}
     for i, name, how in c.saved:
         v = args[i]
-        if users[name].isdisjoint(active):
+        if users is not None and users[name].isdisjoint(active):
             saved[name] = None  # not saved (read only through wrap_opt_if: nullopt)
             continue
         if v is None:
@@ -190,12 +210,19 @@ def record(op, args, precomputed=_NOT_RUN):
     if inplace:
         _set_inplace_history(args[0], node)
     else:
+        od = op.output_differentiability
         for k, out in enumerate(outs):
-            if out is None or not _is_tensor(out) or not _output_differentiable(c, op, k):
+            # (output_differentiability, _differentiable_dtype and _set_history, inlined)
+            if out is None or not _is_tensor(out):
                 continue
-            if not _differentiable_dtype(out) or _is_an_argument(out, args):
+            if od is not None and not (od[k] if k < len(od) else od[-1]):
                 continue
-            _set_history(out, node, k)
+            d = out.dtype
+            if not (d.is_floating_point or d.is_complex) or _is_an_argument(out, args):
+                continue
+            out._grad_fn = node
+            out._output_nr = k
+            out.requires_grad = True
             if op.is_view and out._base is not None:
                 # valid while the base's history stays: an in-place op through the base or
                 # another of its views makes it AsStridedBackward0 of the new history (torch
@@ -204,7 +231,7 @@ def record(op, args, precomputed=_NOT_RUN):
                 out._view_meta = (MultiOutputView(out._base) if type(result) in (list, tuple)
                                   else (out._base, out._base._grad_fn, node))
     for k, name in c.saved_outputs:
-        if users[name].isdisjoint(active):
+        if users is not None and users[name].isdisjoint(active):
             continue
         out = outs[k] if not (len(c.outputs) == 1 and type(result) in (list, tuple)) else result
         if type(out) in (list, tuple):
@@ -226,13 +253,6 @@ def _outputs(op, result):
     if type(result) in (tuple, list):
         return list(result)
     return [result]
-
-
-def _output_differentiable(c, op, k):
-    od = op.output_differentiability
-    if od is None:
-        return True
-    return od[k] if k < len(od) else od[-1]
 
 
 def _set_history(t, node, output_nr):
@@ -436,6 +456,17 @@ def register_hook(t, hook):
     return t._hooks.add(hook)
 
 
+_CLONE = []
+
+
+def _clone_kernel(t):
+    """clone's kernel (its op is not importable when this module loads)."""
+    if not _CLONE:
+        from ..ops.casts import clone
+        _CLONE.append(clone.kernel)
+    return _CLONE[0](t, None)
+
+
 def accumulate_grad(var, grad):
     """AccumulateGrad::apply: the leaf's hooks, then ``.grad = grad`` or ``.grad += grad``."""
     if grad is None:
@@ -453,8 +484,7 @@ def accumulate_grad(var, grad):
         # torch steals the incoming buffer when nothing else holds it, else copies it in the
         # leaf's layout (the gradient layout contract): a view (sum's expand) is copied here
         if grad._base is not None or grad.stride() != var.stride():
-            from ..ops.casts import clone
-            grad = grad.clone() if grad.requires_grad else clone.kernel(grad, None)
+            grad = grad.clone() if grad.requires_grad else _clone_kernel(grad)
         var._grad = grad
     elif STATE.enabled:
         var._grad = old + grad  # create_graph: out of place, so the new grad has history

@@ -18,7 +18,8 @@ Never recursive: a chain of 100,000 ops backpropagates in constant Python stack.
 import heapq
 
 from .grad_mode import STATE as GRAD
-from ._variable_type import gradient_edge
+from .graph import GraphRoot
+from ._variable_type import accumulate_grad, gradient_edge
 
 
 def run_backward(roots, grads, keep_graph, create_graph, inputs=(), allow_unused=True,
@@ -48,7 +49,6 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=(), allow_unused
 
 
 def _execute(root_edges, root_grads, keep_graph, inputs, input_edges, allow_unused, accumulate):
-    from .graph import GraphRoot
     if len(root_edges) == 1:
         start, start_nr = root_edges[0]
         buffers = {start: {start_nr: root_grads[0]}}
@@ -71,14 +71,17 @@ def _execute(root_edges, root_grads, keep_graph, inputs, input_edges, allow_unus
 
     ready = [(-start._seq, 0, start)]
     tie = 1
+    heappop, heappush = heapq.heappop, heapq.heappush
     while ready:
-        _, _, node = heapq.heappop(ready)
+        node = heappop(ready)[2]
         buf = buffers.pop(node, None)
-        if buf:
-            n_out = _num_outputs(node, buf)
-            grads = [buf.get(i) for i in range(n_out)]
+        n_out = node._n_out
+        if not buf:
+            grads = [None] * n_out
+        elif n_out == 1 and len(buf) == 1 and 0 in buf:
+            grads = [buf[0]]  # (the common case of _num_outputs, inlined)
         else:
-            grads = [None] * node._n_out
+            grads = [buf.get(i) for i in range(_num_outputs(node, buf))]
         if node._tensor_pre_hooks or node._retains_grad_hooks:
             grads = _call_tensor_hooks(node, grads)
         if captures:
@@ -88,9 +91,17 @@ def _execute(root_edges, root_grads, keep_graph, inputs, input_edges, allow_unus
                     captured[k] = grads[nr] if nr < len(grads) else None
             if node not in needed:
                 continue
-        outs = _call_node(node, grads, needed, keep_graph)
+        edges = node._next
+        if node._pre_hooks or node._post_hooks:
+            outs = _call_node(node, grads, needed, keep_graph)
+        else:  # _call_node without hooks, inlined
+            outs = node.apply(grads, None)
+            if not keep_graph:
+                node.release()
+            if node._input_meta is not None or len(outs) != len(edges):
+                outs = validate_outputs(node, outs)
         n_outs = len(outs)
-        for k, (child, nr) in enumerate(node._next):
+        for k, (child, nr) in enumerate(edges):
             if child is None:
                 continue
             if needed is not None and child not in needed and child not in captures:
@@ -98,22 +109,22 @@ def _execute(root_edges, root_grads, keep_graph, inputs, input_edges, allow_unus
             g = outs[k] if k < n_outs else None
             cbuf = buffers.get(child)
             if cbuf is None:
-                cbuf = buffers[child] = {}
-            if g is not None:
+                buffers[child] = {nr: g}
+            elif g is not None:
                 old = cbuf.get(nr)
                 cbuf[nr] = g if old is None else old + g
             elif nr not in cbuf:
                 cbuf[nr] = None
-            deps[child] -= 1
-            if deps[child] == 0:
-                heapq.heappush(ready, (-child._seq, tie, child))
+            d = deps[child] - 1
+            deps[child] = d
+            if d == 0:
+                heappush(ready, (-child._seq, tie, child))
                 tie += 1
 
     if not input_edges:
         return ()
     if accumulate:
         # backward(inputs=...): the captured gradients of non-leaf inputs go to their .grad
-        from ._variable_type import accumulate_grad
         for t, g, (node, _) in zip(inputs, captured, input_edges):
             if t._grad_fn is not None and g is not None:
                 accumulate_grad(t, g)
@@ -130,19 +141,19 @@ def _dependencies(start, need_parents):
     """Edges into each node reachable from ``start`` (and, when asked, each node's parents)."""
     deps = {}
     parents = {} if need_parents else None
-    seen = {start}
     stack = [start]
     while stack:
         node = stack.pop()
         for child, _ in node._next:
             if child is None:
                 continue
-            deps[child] = deps.get(child, 0) + 1
-            if need_parents:
-                parents.setdefault(child, []).append(node)
-            if child not in seen:
-                seen.add(child)
+            if child in deps:
+                deps[child] += 1
+            else:  # first seen (the start node is no node's child: the graph is acyclic)
+                deps[child] = 1
                 stack.append(child)
+            if parents is not None:
+                parents.setdefault(child, []).append(node)
     return deps, parents
 
 
@@ -204,7 +215,7 @@ def _call_node(node, grads, needed, keep_graph):
     outs = node.apply(grads, None)
     if not keep_graph:
         node.release()
-    if getattr(node, "_input_meta", None) is not None or len(outs) != len(node._next):
+    if node._input_meta is not None or len(outs) != len(node._next):
         outs = validate_outputs(node, outs)
     if node._post_hooks:
         for h in list(node._post_hooks.values()):
@@ -220,17 +231,17 @@ def validate_outputs(node, outs):
     if len(outs) != len(edges):
         raise RuntimeError(f"Function {node.name()} returned an incorrect number of gradients "
                            f"(expected {len(edges)}, got {len(outs)})")
-    metas = getattr(node, "_input_meta", None)
+    metas = node._input_meta
     if metas is None:
         return outs
-    outs = list(outs)
-    for i, g in enumerate(outs):
-        if g is None or edges[i][0] is None:
-            continue
-        meta = metas[i]
-        if meta is None:
+    copied = False  # outs is copied on the first gradient replaced
+    for i, (g, edge, meta) in enumerate(zip(outs, edges, metas)):
+        if g is None or meta is None or edge[0] is None:
             continue
         shape, dtype, device = meta
+        if g._array.shape == shape and g.dtype is dtype and g.device is device:
+            continue  # (fits: the common case)
+        g0 = g
         if g._array.shape != shape:
             if not _expandable_to(shape, g.shape_tuple):
                 raise RuntimeError(
@@ -242,13 +253,22 @@ def validate_outputs(node, outs):
             g = g.to(dtype)
         if g.device is not device and g.device != device:
             g = g.to(device)
-        outs[i] = g
+        if g is not g0:
+            if not copied:
+                outs = list(outs)
+                copied = True
+            outs[i] = g
     return outs
 
 
+_SUM_TO = []
+
+
 def _sum_to(g, shape):
-    from ._functions_manual import sum_to  # (FunctionsManual imports reftrace: loaded late)
-    return sum_to(g, shape)
+    if not _SUM_TO:
+        from ._functions_manual import sum_to  # (FunctionsManual imports reftrace: loaded late)
+        _SUM_TO.append(sum_to)
+    return _SUM_TO[0](g, shape)
 
 
 def _expandable_to(shape, desired):

@@ -50,6 +50,9 @@ class Node:
     """A backward function: ``apply(grads)`` maps output gradients to input gradients."""
     __slots__ = ("_next", "_seq", "_n_out", "_pre_hooks", "_tensor_pre_hooks",
                  "_retains_grad_hooks", "_post_hooks", "metadata", "__weakref__")
+    # per input (shape, dtype, device) the engine checks gradients against; None: no check.
+    # Nodes that record it (FormulaNode, a custom Function's node) shadow this default
+    _input_meta = None
 
     def __init__(self, next_edges=()):
         self._next = tuple(next_edges)
@@ -111,8 +114,7 @@ class AccumulateGrad(Node):
         self._seq = float("inf")  # torch: UINT64_MAX, so it runs as soon as it is ready
 
     def apply(self, grads, needed=None):
-        from ._variable_type import accumulate_grad
-        accumulate_grad(self.variable, grads[0])
+        _accumulate_grad(self.variable, grads[0])
         return []
 
 
@@ -158,3 +160,6 @@ def node_class(name, base):
     if cls is None:
         cls = _CLASSES[(name, base)] = type(name, (base,), {"__slots__": ()})
     return cls
+
+
+from ._variable_type import accumulate_grad as _accumulate_grad  # noqa: E402  (it imports Node)
