@@ -281,6 +281,10 @@ class OpOverload:
             and args[positional[0]].type.list_size is None else None
         # the parameters that hold tensors (Tensor, Tensor?, Tensor[]): the requires_grad rule
         self.tensor_slots = tuple(i for i, a in enumerate(args) if a.type.base == "Tensor")
+        # the same when none is a list (Tensor[]), else None: the funnel's rule then reads each
+        # slot's tensor without asking whether it is a list (most ops: one or two tensors)
+        self.single_tensor_slots = None if any(args[i].type.is_list for i in self.tensor_slots) \
+            else self.tensor_slots
         # flat per-parameter tables for bind's hot path
         self._n_params = len(args)
         self._convs = [p[1] for p in self.params]
