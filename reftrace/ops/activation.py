@@ -71,7 +71,13 @@ def _smooth(self, kernel_name, fn, allow_complex=False):
 
 def _like_input(arr, self):
     """Wrap a kernel's array (NumPy returns scalars for 0-dim inputs) with the input's layout."""
-    return pointwise_result(np.asarray(arr, dtype=self.dtype.np), self.dtype, self.device, (self,))
+    dt = self.dtype
+    if type(arr) is np.ndarray and arr.dtype is dt.np and (
+            arr.ndim <= 1 or (self._stride is None and 0 not in arr.shape and 1 not in arr.shape)):
+        # what pointwise_result gives when the layout is contiguous (its pointwise_strides rule),
+        # without its calls: relu on a small tensor is mostly such overhead
+        return _fresh(arr, dt, self.device)
+    return pointwise_result(np.asarray(arr, dtype=dt.np), dt, self.device, (self,))
 
 
 def _clamp(self, lo, hi, name):
