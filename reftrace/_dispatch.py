@@ -35,15 +35,12 @@ def dispatch(op, args):
     # run_kernel's common case inlined (no math bits exist yet): the same requires_grad rule as
     # _run_kernel, two Python frames fewer on every eager call
     if op.differentiable and GRAD.enabled:
-        for i in op.tensor_slots:
+        slots = op.single_tensor_slots
+        if slots is None:
+            return _run_kernel(op, args)  # (a Tensor[] parameter: the general loop)
+        for i in slots:
             a = args[i]
-            if a is None:
-                continue
-            if type(a) is list:
-                for e in a:
-                    if e is not None and e.requires_grad:
-                        return record(op, args)
-            elif a.requires_grad:
+            if a is not None and a.requires_grad:
                 return record(op, args)
     return op.kernel(*args)
 

@@ -5,6 +5,7 @@ Functions and methods are generated from each op's ``variants`` (as native_funct
 reftrace defines by hand (Python-level functions, like torch's own Python wrappers) win.
 """
 from . import ops
+from .ops import _registry
 from .ops._deprecated import method_wrapper
 from ._tensor import Tensor
 
@@ -20,11 +21,31 @@ def _self_position(packet):
     return positions.pop() if positions else 0
 
 
+def _unary_overload(packet):
+    """(overload, appended defaults) that ``x.name()`` binds to on a plain tensor (the packet's
+    own fast path, see OpPacket.tensor_overload), or None where that path does not apply."""
+    fast = packet.tensor_overload(1)
+    if fast is None or fast[1] is None or fast[0].return_type is not None:
+        return None  # (list defaults are copied per call, named tuples built: the packet's path)
+    return fast
+
+
 def _method(packet):
     at = _self_position(packet)
-    if at == 0:
+    call = packet.__call__  # (bound once: calling the packet itself looks __call__ up each time)
+    unary = _unary_overload(packet) if at == 0 else None
+    if unary is not None:
+        ov, tail = unary
+
         def method(self, *args, **kwargs):
-            return packet(self, *args, **kwargs)
+            # x.relu(), x.sum(): what the packet's fast path would bind, without the packet
+            # call; dispatched through _registry's name, as every call (tests spy on it)
+            if not args and not kwargs and type(self) is Tensor:
+                return _registry.dispatch(ov, [self, *tail])
+            return call(self, *args, **kwargs)
+    elif at == 0:
+        def method(self, *args, **kwargs):
+            return call(self, *args, **kwargs)
     else:
         def method(self, *args, **kwargs):
             return packet(*args[:at], self, *args[at:], **kwargs)

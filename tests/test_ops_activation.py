@@ -149,3 +149,22 @@ def test_activations_of_views(view):
             check(lambda m, x: (call(nn(m, _op(name) + "_"), view(x)), x)[1], a)
     for name in ("softmax", "log_softmax"):
         check(lambda m, x: (getattr(view(x), name)(0), getattr(view(x), name)(1)), a)
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64", "int8", "int32", "int64", "uint8"])
+@pytest.mark.parametrize("n", [16, 4095, 4096, 70000])
+def test_relu_bits(dt, n):
+    # relu of a contiguous tensor takes copy+putmask (small), a bit mask (from 4,096 elements) or
+    # maximum (integers): the same bits as torch's, signed zeros and NaN payloads included
+    if torch is None:
+        pytest.skip("torch 2.13 (the oracle) is not installed")
+    import reftrace
+    a = sample((n,), dt, low=-100, high=100, seed=n)
+    if a.dtype.kind == "f":
+        a[:6] = np.array([-0.0, np.nan, -np.nan, 0.0, -np.inf, np.inf]).astype(dt)
+    for shape in [(n,)] + ([(2, n // 2)] if n % 2 == 0 else []):
+        x = a.reshape(shape)
+        ours = reftrace.from_numpy(x.copy()).relu()
+        theirs = torch.from_numpy(x.copy()).relu()
+        assert ours.numpy().tobytes() == theirs.numpy().tobytes()
+        assert ours.stride() == theirs.stride() and str(ours.dtype) == str(theirs.dtype)

@@ -384,3 +384,28 @@ def test_channels_last_3d():
     check(lambda m, x: m.stack([x[0].contiguous(memory_format=m.channels_last)] * 2, 1), v)
     check(lambda m, x: m.stack([x[0].contiguous(memory_format=m.channels_last)] * 2, 4), v)
     check(lambda m, x: m.stack([x[0, 0]] * 2, 1), v)
+
+
+def test_int_varargs_binding_matches_search():
+    """A packet called as (tensor, ints...) binds without the overload search when the types
+    decide it (OpPacket._int_varargs): the same overload and arguments as the search's bind."""
+    import reftrace
+    from reftrace.ops._registry import PACKETS, NoMatch
+    x = reftrace.ones(2, 3)
+    for packet in PACKETS.values():
+        for n in range(2, 6):
+            fast = packet._int_varargs(n)
+            if fast is None:
+                continue
+            for ints in [(1,) * (n - 1), (-1,) + (2,) * (n - 2), (0,) * (n - 1)]:
+                args = (x,) + ints
+                for ov in packet.overloads:  # the search of OpPacket.__call__
+                    if ov.python_hidden or (n > ov.n_positional and ov.varargs_index is None):
+                        continue
+                    try:
+                        bound = ov.bind(args, {})
+                    except NoMatch:
+                        continue
+                    break
+                assert ov is fast[0], (packet.name, ints)
+                assert bound == [x, list(ints), *fast[1]], (packet.name, ints)

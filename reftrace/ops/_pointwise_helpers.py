@@ -4,6 +4,8 @@ A binary kernel is then a line: ``return binary(a, b, np.add)``. The compute dty
 result type, never NumPy's promotion; in-place variants check torch's cast rule and write through
 the destination's array, so views see the change.
 """
+import numpy as np
+
 from .. import _dtype as D
 from .._promotion import check_inplace_cast, result_type
 from .._tensor import _fresh, xp_of
@@ -13,23 +15,30 @@ from ._iter import broadcast_shapes, pointwise_result
 def as_np(t, dtype):
     """t's array in dtype (no copy when it already is)."""
     a = t._array
-    return a if a.dtype == dtype.np else a.astype(dtype.np)
+    return a if a.dtype is dtype.np or a.dtype == dtype.np else a.astype(dtype.np)
+
+
+_UFUNC = np.ufunc
 
 
 def binary(a, b, fn, *, compute=None, out_dtype=None):
     """a (op) b with torch's promotion. ``compute``: override the computation dtype (e.g. true
     division of integers computes in the default float); ``out_dtype``: result dtype (comparisons)."""
     x, y = a._array, b._array
-    if a.dtype is b.dtype and compute is None and out_dtype is None and x.shape == y.shape \
-            and a._stride is None and b._stride is None and not a._wrapped and not b._wrapped \
-            and (x.ndim == 1 or (x.ndim > 1 and 0 not in x.shape and 1 not in x.shape)):
+    dt = a.dtype
+    if dt is b.dtype and compute is None and out_dtype is None and a._stride is None \
+            and b._stride is None and not a._wrapped and not b._wrapped and x.shape == y.shape:
         # the plain case, as the general path below computes it: one dtype (promotion has
         # nothing to do), contiguous operands of one shape, so a contiguous result
         # (pointwise_result's rule; not 0-d, where NumPy's ufuncs return scalars)
-        arr = fn(x, y)
-        if arr.dtype == a.dtype.np:
-            return _fresh(arr, a.dtype, a.device)
-        return pointwise_result(arr.astype(a.dtype.np), a.dtype, a.device, (a, b))
+        nd = x.ndim
+        if nd == 1 or (nd > 1 and 0 not in x.shape and 1 not in x.shape):
+            arr = fn(x, y)
+            # (``is`` first: NumPy hands out one descriptor per builtin dtype, == costs ~100 ns;
+            # a ufunc's fresh 1-d result is contiguous, so _fresh need not check)
+            if arr.dtype is dt.np or arr.dtype == dt.np:
+                return _fresh(arr, dt, a.device, nd == 1 and type(fn) is _UFUNC)
+            return pointwise_result(arr.astype(dt.np), dt, a.device, (a, b))
     if b._wrapped and not a._wrapped and compute is None and out_dtype is None \
             and b.dtype.category <= a.dtype.category \
             and (x.ndim == 1 or (x.ndim > 1 and a._stride is None and 0 not in x.shape

@@ -200,6 +200,10 @@ _CONVERTERS = {
 }
 
 
+# converters that reject any int (a NoMatch from bind): what _int_varargs may skip
+_TAKE_NO_INT = frozenset({_scalar_type, _bool, _str})
+
+
 def _converter(t, name=None):
     if t.is_list:
         if t.base in ("int", "SymInt"):
@@ -281,6 +285,10 @@ class OpOverload:
             and args[positional[0]].type.list_size is None else None
         # the parameters that hold tensors (Tensor, Tensor?, Tensor[]): the requires_grad rule
         self.tensor_slots = tuple(i for i, a in enumerate(args) if a.type.base == "Tensor")
+        # the same when none is a list (Tensor[]), else None: the funnel's rule then reads each
+        # slot's tensor without asking whether it is a list (most ops: one or two tensors)
+        self.single_tensor_slots = None if any(args[i].type.is_list for i in self.tensor_slots) \
+            else self.tensor_slots
         # flat per-parameter tables for bind's hot path
         self._n_params = len(args)
         self._convs = [p[1] for p in self.params]
@@ -396,6 +404,7 @@ class OpPacket:
         self.name = name
         self.overloads = []
         self._fast = {}  # number of tensor arguments -> tensor_overload(n): (overload, defaults) or None
+        self._ints = {}  # number of arguments -> _int_varargs(n)
         self.deprecated = None  # deprecated.yaml's signatures of this name (ops/_deprecated.py)
 
     def _tensor_overload(self, n):
@@ -421,6 +430,26 @@ class OpPacket:
         if ov is None:
             return None
         return ov, (None if ov._list_defaults else tuple(ov._defaults[n:]))
+
+    def _int_varargs(self, n):
+        """(overload, its defaults) that ``n`` positional arguments, a plain tensor then plain
+        ints, bind to when the ints are the varargs of an int[] parameter right after ``self``
+        (``x.view(4, -1)`` is ``view(x, [4, -1])``), as the search below would find it: the
+        overloads before it are those it skips for their positional count or whose parameter
+        after ``self`` takes no int (a ScalarType as view.dtype's, a bool, a str, or a Tensor
+        where numbers are not tensors); None when that cannot be told from the types alone
+        (then the search runs)."""
+        for ov in self.overloads:
+            if ov.python_hidden or (n > ov.n_positional and ov.varargs_index is None):
+                continue
+            if ov.varargs_index == 1 and ov._is_tensor[0] and ov._n_required <= 2:
+                return ov, tuple(ov._defaults[2:])
+            conv = ov._convs[1] if ov._n_params > 1 else None
+            if ov.varargs_index is None and n >= ov._n_required and (
+                    conv in _TAKE_NO_INT or (conv is _tensor and not ov.numbers_as_tensors)):
+                continue  # (bind converts in order: the first int already fails, nothing raises)
+            return None
+        return None
 
     def __repr__(self):
         return f"<OpPacket {self.name}>"
@@ -449,6 +478,20 @@ class OpPacket:
                         [list(a) if type(a) is list else a for a in (*args, *ov._defaults[len(args):])]
                     result = dispatch(ov, bound)
                     return result if ov.return_type is None else ov.return_type(*result)
+            if len(args) > 1 and type(args[1]) is int and type(args[0]) is Tensor:
+                # x.view(4, -1), x.permute(1, 0): sizes given as varargs (see _int_varargs)
+                ints = self._ints.get(len(args), _UNKNOWN)
+                if ints is _UNKNOWN:
+                    ints = self._ints[len(args)] = self._int_varargs(len(args))
+                if ints is not None:
+                    for a in args:
+                        if type(a) is not int and a is not args[0]:
+                            break
+                    else:
+                        ov, tail = ints
+                        bound = [args[0], list(args[1:]), *[list(d) if type(d) is list else d for d in tail]]
+                        result = dispatch(ov, bound)
+                        return result if ov.return_type is None else ov.return_type(*result)
         elif "out" in kwargs and kwargs["out"] is None:
             # torch's parser: out=None is the functional call
             kwargs = {k: v for k, v in kwargs.items() if k != "out"}

@@ -13,6 +13,8 @@ This module also holds the helpers the other pointwise families (``pointwise_mat
 ``comparison``) share: ``quiet``, ``dispatch_check``, ``register_binary`` and ``inplace``.
 """
 import functools
+import inspect
+import os
 
 import numpy as np
 
@@ -40,20 +42,36 @@ except ImportError:  # pragma: no cover - other NumPy versions
     _ERRSTATE = None
 
 
+# quiet's wrapper, made with as many parameters as the kernel has when that number is fixed:
+# packing and unpacking ``*args`` costs ~75 ns of x + y's ~2 us
+_QUIET_RUN = """
+def run({params}):
+    token = _ERRSTATE.set(_IGNORE_ALL)
+    try:
+        return kernel({params})
+    finally:
+        _ERRSTATE.reset(token)
+"""
+
+
 def quiet(kernel):
     """Run ``kernel`` with NumPy's floating-point warnings off (1/0, log(-1), overflowing casts)."""
     if _ERRSTATE is None:  # pragma: no cover
         def run(*args):
             with np.errstate(all="ignore"):
                 return kernel(*args)
-    else:
-        def run(*args):
-            token = _ERRSTATE.set(_IGNORE_ALL)
-            try:
-                return kernel(*args)
-            finally:
-                _ERRSTATE.reset(token)
-    return functools.wraps(kernel)(run)
+        return functools.wraps(kernel)(run)
+    code = kernel.__code__ if inspect.isfunction(kernel) else None
+    fixed = code is not None and not kernel.__defaults__ and not kernel.__kwdefaults__ \
+        and not code.co_kwonlyargcount and not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    params = ", ".join(f"a{i}" for i in range(code.co_argcount)) if fixed else "*args"
+    scope = {"kernel": kernel, "_ERRSTATE": _ERRSTATE, "_IGNORE_ALL": _IGNORE_ALL}
+    # (a file name inside reftrace: reftrace/_frames.py counts the wrapper's frames as machinery)
+    exec(compile(_QUIET_RUN.format(params=params), _QUIET_FILE, "exec"), scope)
+    return functools.wraps(kernel)(scope["run"])
+
+
+_QUIET_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "<quiet>")
 
 
 def run_quiet(fn, *args):
@@ -423,7 +441,9 @@ add_scalar = derivatives(op("add.Scalar(Tensor self, Scalar other, Scalar alpha=
 def _nonzero_divisor(fn):
     """Integer division by zero is an error in torch (floats give inf/nan)."""
     def run(x, y):
-        if x.dtype.kind in "iu" and not y.all():
+        # (count_nonzero: the same test as ``not y.all()``, ~0.7 us cheaper on small arrays,
+        # where a traced size's ``n // 2`` spends most of its time)
+        if x.dtype.kind in "iu" and np.count_nonzero(y) != y.size:
             raise RuntimeError("ZeroDivisionError")
         return fn(x, y)
     return run

@@ -38,7 +38,10 @@ def _product(a, b, kernel_name):
         small = _small_bmm(xp_of(a), a._array, b._array, a.dtype)
         if small is not None:
             return _fresh(small, a.dtype, a.device)
-    return _fresh(xp_of(a).asarray(xp_of(a).matmul(a._array, b._array)), a.dtype, a.device)
+    xp = xp_of(a)
+    out = xp.matmul(a._array, b._array)
+    # (a 1-d @ 1-d product is a NumPy scalar; asarray is only needed then: ~0.1 us saved on 4x4)
+    return _fresh(out if type(out) is np.ndarray else xp.asarray(out), a.dtype, a.device)
 
 
 _OPMATH = {D.float16: D.float32}

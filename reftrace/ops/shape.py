@@ -219,6 +219,9 @@ derivatives(view_dtype, {}, output_differentiability=[False])
 
 @op("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", variants=("method",))
 def view(self, size):
+    a = self._array
+    if self._stride is None:  # _viewed's contiguous case, two calls fewer (x.view(4, -1))
+        return _view_of(self, a.reshape(_infer_size(size, a.size)), None)
     return _view_as_shape(self, size)
 
 
@@ -678,7 +681,8 @@ def select_view(self, dim, index):
     a = self._array
     if a.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    dim = _wrap_dim(dim, a.ndim)
+    if not 0 <= dim < a.ndim:  # (a valid non-negative dim, the usual case, needs no call)
+        dim = _wrap_dim(dim, a.ndim)
     size = a.shape[dim]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {_fmt(a.shape)} "
@@ -693,9 +697,9 @@ def select_view(self, dim, index):
     return _view_of(self, arr, strides[:dim] + strides[dim + 1:])
 
 
-@op("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", variants=("function", "method"))
-def select(self, dim, index):
-    return select_view(self, dim, index)
+# (select_view is the kernel itself: one Python frame fewer under x[i])
+select = op("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
+            variants=("function", "method"))(select_view)
 
 
 derivatives(select, {"self": "select_backward_symint(grad, self.shape, dim, index)"})
