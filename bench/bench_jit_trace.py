@@ -15,7 +15,9 @@ a program whose kwargs set check_trace is timed only in that mode).
 Timing: both libraries single-threaded (torch.set_num_threads(1); OMP/OPENBLAS/MKL threads 1,
 set before NumPy and torch load); the minimum over rounds of the mean time per trace, the
 libraries taking turns within each round (bench/_common.py: per_call; BENCH_CPU_TIME=1 times CPU
-time). Prints per-program ratios reftrace/torch and their geometric mean per mode.
+time). The garbage collector runs, as it does for a user (timeit pauses it by default; a
+trace allocates many long-lived objects, and the collector's passes over them are part of
+reftrace's cost). Prints per-program ratios reftrace/torch and their geometric mean per mode.
 Target (issue 15): reftrace <= 0.5x torch in both modes.
 """
 import argparse
@@ -117,7 +119,7 @@ def compare(repeat, min_time):
             fns = {lib.__name__: traces(lib, made[lib.__name__], check) for lib in (torch, reftrace)}
             if None in fns.values():
                 continue
-            t = per_call(fns, repeat, min_time)
+            t = per_call(fns, repeat, min_time, gc=True)
             ratios.append(t["reftrace"] / t["torch"])
             print(f"{label:<34}{t['torch'] * 1e3:>10.2f}{t['reftrace'] * 1e3:>13.2f}{ratios[-1]:>8.2f}",
                   flush=True)
