@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union, overload
 from .._dispatch import STATE
 from .._tensor import Tensor
 from . import _types as T
+from ._gc import collector_paused
 from ._io_types import STRICT_TRACER_MSG, input_types
 from .passes import dead_code_elimination, lower_simple_tuples, normalize_ops
 from .tracer import TracingState
@@ -336,19 +337,20 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         def call(*args):  # the function is called with keywords, as torch calls it
             return func(**dict(zip(keys, args)))
     inputs = example_inputs if isinstance(example_inputs, tuple) else _normalize_inputs(example_inputs)
-    state, _ = trace_graph(call, inputs, strict=strict, force_outplace=_force_outplace,
-                           argument_names=arg_names)
-    from .traced import TracedFunction
-    traced = TracedFunction(state.graph, name, func, qualified)
-    if check_trace:
-        from ._check import check_trace as _check
-        kwarg = isinstance(example_kwarg_inputs, dict)
-        default = [example_kwarg_inputs if kwarg else inputs]
-        if _deep_check and not kwarg:
-            from ._deep_check import deep_check_or_raise
-            deep_check_or_raise(traced, default if check_inputs is None else check_inputs, check_tolerance)
-        _check(traced, func, default if check_inputs is None else check_inputs, check_tolerance,
-               strict, _force_outplace, kwarg)
+    with collector_paused():
+        state, _ = trace_graph(call, inputs, strict=strict, force_outplace=_force_outplace,
+                               argument_names=arg_names)
+        from .traced import TracedFunction
+        traced = TracedFunction(state.graph, name, func, qualified)
+        if check_trace:
+            from ._check import check_trace as _check
+            kwarg = isinstance(example_kwarg_inputs, dict)
+            default = [example_kwarg_inputs if kwarg else inputs]
+            if _deep_check and not kwarg:
+                from ._deep_check import deep_check_or_raise
+                deep_check_or_raise(traced, default if check_inputs is None else check_inputs, check_tolerance)
+            _check(traced, func, default if check_inputs is None else check_inputs, check_tolerance,
+                   strict, _force_outplace, kwarg)
     return traced
 
 
