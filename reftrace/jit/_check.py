@@ -86,7 +86,7 @@ def _certainly_same(traced_graph, check_graph):
         for na, nb in zip(a, b):  # equal texts: the same nodes in the same order
             kind = na.kind_
             if kind == "prim::Constant":
-                if na.attrs and na.attrs["value"][0] == "t" and not _same_constant(na, nb):
+                if na.attrs and na.attrs.get("value", ("",))[0] == "t" and not _same_constant(na, nb):
                     return False
             elif kind == "prim::CallMethod":
                 stack.append((na.inputs_[0].type_.methods[na.s("name")],

@@ -223,6 +223,7 @@ def lambda_lift_blocks(block, renumbered=None):
 # -- 5. createMethodCalls ---------------------------------------------------------------------
 
 def create_method_calls(graph):
+    returned = {}  # each block's output -> its call's output, replaced in one walk at the end
     for n in list(graph.block):
         if n.kind_ != "prim::TracedModuleForward":
             continue
@@ -234,10 +235,11 @@ def create_method_calls(graph):
         call.set_attr("name", "s", name)
         graph.insert_before(call, n)
         ret_type = T.erase_shape(n.subgraph.ret.inputs_[0].type_)
-        retval = call.add_output(ret_type)
-        from .passes import replace_uses
-        replace_uses(graph, {n.outputs_[0]: retval})
+        returned[n.outputs_[0]] = call.add_output(ret_type)
         n.destroy()
+    if returned:
+        from .passes import replace_uses
+        replace_uses(graph, returned)
 
 
 def fixup_trace_scope_blocks(graph, self_module):

@@ -92,10 +92,11 @@ def lower_simple_tuples(graph):
 def replace_uses(graph, mapping, recurse=False):
     """Value::replaceAllUsesWith for several values (into nested blocks when recurse)."""
     blocks = [graph.block]
+    keys = mapping.keys()
     while blocks:
         b = blocks.pop()
         for n in list(b) + [b.ret]:
-            if any(i in mapping for i in n.inputs_):
+            if not keys.isdisjoint(n.inputs_):
                 n.inputs_ = [mapping.get(i, i) for i in n.inputs_]
             if recurse and n.blocks_:
                 blocks.extend(n.blocks_)
