@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import types
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union, overload
 
@@ -51,6 +52,11 @@ def is_tracing() -> bool:
 
 def _argument_names(fn):
     """get_callable_argument_names: positional-or-keyword parameter names."""
+    if type(fn) is types.FunctionType and not hasattr(fn, "__wrapped__") \
+            and not hasattr(fn, "__signature__"):
+        # a plain function: what inspect.signature reads, without building a Signature
+        code = fn.__code__
+        return list(code.co_varnames[code.co_posonlyargcount:code.co_argcount])
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
