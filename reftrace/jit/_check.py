@@ -51,6 +51,8 @@ _MANGLE = re.compile(r"___torch_mangle_[0-9]+\.")
 
 
 def _erased(t):
+    if type(t) is T.TensorType:
+        return "Tensor"  # (str(T.TENSOR): most values, without the regex)
     return _MANGLE.sub("", str(T.erase_shape(t)))
 
 
