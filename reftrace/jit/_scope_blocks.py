@@ -18,7 +18,7 @@ The order in which every value is created follows torch's code, because that ord
 the printed numbers show.
 """
 from . import _types as T
-from ._graph_copy import clone_block, copy_graph, copy_metadata
+from ._graph_copy import clone_block, copy_graph, copy_metadata, renumbered as renumbered_in_place
 from .ir import Graph
 
 ELIGIBLE = ("prim::TracedModuleForward",)
@@ -198,7 +198,9 @@ def lambda_lift_blocks(block, renumbered=None):
     def copy_subgraph(g):
         if id(g) in renumbered:
             return g
-        new = copy_graph(g, copy_subgraph)  # g is dropped after: its inner graphs move
+        # g is dropped after: its inner graphs move, and g itself is renumbered in place
+        # where that gives what the copy would
+        new = renumbered_in_place(g) or copy_graph(g, copy_subgraph)
         renumbered.add(id(new))
         return new
 
