@@ -25,22 +25,13 @@ import glob
 import math
 import os
 import sys
-import warnings
 
-for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+# bench_models' set-up: one thread per library (set before NumPy and torch load), reftrace from
+# this checkout, torch or None, torch's deprecation warning for jit.trace silenced
+from bench_models import ROOT, torch
 import reftrace  # noqa: E402
 from reftrace.conformance import programs as conformance  # noqa: E402
 from _common import chain, per_call  # noqa: E402
-
-try:
-    import torch
-except ImportError:  # nothing to compare with: the profile mode still works
-    torch = None
-
-warnings.simplefilter("ignore")  # torch 2.13 deprecates torch.jit.trace itself
 
 
 def program_files():
