@@ -140,15 +140,19 @@ OPERATOR_ALIASES = {
 _FIRST_ARG_NOT_TENSOR = frozenset({"aten::special_polygamma"})
 
 
+# the kinds normalize_ops may rewrite
+_NORMALIZED_KINDS = frozenset(["aten::rsub"] + ["aten::" + name for name in OPERATOR_ALIASES])
+
+
 def normalize_ops(graph):
     """NormalizeOps: op aliases become their normal form, and rsub(x, y) of two tensors becomes
     sub(y, x). Like torch, the node is replaced by a new one whose outputs are new values (new
     numbers; debug names move over)."""
-    from ..ops import OVERLOADS
     for n in list(graph):
-        if not n.kind_.startswith("aten::") or not n.inputs_:
-            continue
+        if n.kind_ not in _NORMALIZED_KINDS or not n.inputs_:
+            continue  # (most nodes: one set lookup)
         if n.kind_ == "aten::rsub" and n.op is not None and n.op.overload == "Tensor":
+            from ..ops import OVERLOADS
             new = _replace_with_new_symbol(graph, n, "aten::sub", OVERLOADS.get("aten::sub.Tensor", n.op))
             new.inputs_[0], new.inputs_[1] = new.inputs_[1], new.inputs_[0]
             continue
