@@ -3,6 +3,7 @@
     python bench/bench_jit_trace.py                # every program of examples/, both check modes
     python bench/bench_jit_trace.py --quick        # fewer, shorter repeats
     python bench/bench_jit_trace.py --profile NAME [--check]   # cProfile of reftrace tracing NAME
+    python bench/bench_jit_trace.py --in-a-row mobilenet,unet  # 10 traces in a row, collector on
 
 Programs: every traceable program of examples/*.py, loaded as the conformance runner loads them
 (reftrace/conformance/programs.py: the models with their EXAMPLE_INPUTS, control_flow's
@@ -25,6 +26,7 @@ import glob
 import math
 import os
 import sys
+import time
 
 # bench_models' set-up: one thread per library (set before NumPy and torch load), reftrace from
 # this checkout, torch or None, torch's deprecation warning for jit.trace silenced
@@ -117,6 +119,30 @@ def compare(repeat, min_time):
         print(f"{'geometric mean':<57}{geomean(ratios):>8.2f}   (target <= 0.5; max {max(ratios):.2f})")
 
 
+def in_a_row(names, rounds=3, n=10):
+    """CPU ms per trace over ``n`` traces in a row, collector running, best of ``rounds``: what
+    repeated tracing costs, full collections included (min-of-rounds batches mostly miss them)."""
+    libs = [lib for lib in (torch, reftrace) if lib is not None]
+    if torch is not None:
+        torch.set_num_threads(1)
+    progs = programs(libs)
+    print(f"{'program':<28}" + "".join(f"{lib.__name__ + (' checked' if c else ''):>18}"
+                                         for c in (False, True) for lib in libs))
+    for name in names:
+        row = []
+        for check in (False, True):
+            for lib in libs:
+                call = traces(lib, progs[name][lib.__name__], check)
+                best = float("inf")
+                for _ in range(rounds if call else 0):
+                    t0 = time.process_time()
+                    for _ in range(n):
+                        call()
+                    best = min(best, (time.process_time() - t0) / n)
+                row.append(f"{best * 1e3:>18.2f}" if call else f"{'-':>18}")
+        print(f"{name:<28}" + "".join(row), flush=True)
+
+
 def profile(name, check, rounds=20):
     import cProfile
     import pstats
@@ -138,8 +164,11 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--profile", metavar="NAME")
     parser.add_argument("--check", action="store_true", help="--profile with check_trace=True")
+    parser.add_argument("--in-a-row", metavar="NAMES", help="comma-separated programs: 10 traces in a row")
     args = parser.parse_args()
-    if args.profile:
+    if args.in_a_row:
+        in_a_row(args.in_a_row.split(","))
+    elif args.profile:
         profile(args.profile, args.check)
     elif torch is None:
         sys.exit("torch is not installed: nothing to compare with (--profile NAME still works)")
