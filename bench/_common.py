@@ -29,13 +29,16 @@ def loop_count(timer, min_time):
     return number
 
 
-def per_call(fns, repeat, min_time):
+def per_call(fns, repeat, min_time, gc=False):
     """Seconds per call of each function: the best of ``repeat`` timings.
 
     The libraries take turns within each round, so a noisy moment on a shared machine slows
-    all of them alike instead of skewing one ratio.
+    all of them alike instead of skewing one ratio. timeit pauses the garbage collector while it
+    times; ``gc=True`` keeps it running (for work that allocates many long-lived objects, such as
+    building a graph, the collector's passes are part of the cost a user sees).
     """
-    timers = {name: timeit.Timer(fn, timer=TIMER) for name, fn in fns.items()}
+    setup = "import gc; gc.enable()" if gc else "pass"
+    timers = {name: timeit.Timer(fn, setup, timer=TIMER) for name, fn in fns.items()}
     numbers = {name: loop_count(t, min_time) for name, t in timers.items()}
     best = dict.fromkeys(timers, float("inf"))
     for _ in range(repeat):

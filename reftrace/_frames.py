@@ -36,23 +36,43 @@ def _is_internal(filename):
         filename.startswith("<reftrace-codegen")
 
 
+# filename -> _is_internal(filename), for files on disk (a trace's generated code has a new
+# '<reftrace-codegen-N>' name per graph: those are not kept). The tracer asks once per op and
+# per named value, usually about the same few files.
+_INTERNAL_FILES = {}
+
+
+def _internal_file(filename):
+    internal = _is_internal(filename)
+    if not filename.startswith("<"):
+        _INTERNAL_FILES[filename] = internal
+    return internal
+
+
+def _outside_machinery(f):
+    """``f`` or the first frame out from it that is not reftrace's machinery."""
+    while f is not None:
+        code = f.f_code
+        internal = _INTERNAL_FILES.get(code.co_filename)
+        if internal is None:
+            internal = _internal_file(code.co_filename)
+        if not internal or code in PYTHON_LEVEL_CODES:
+            return f
+        f = f.f_back
+    return None
+
+
 def user_frame():
     """The innermost Python frame outside reftrace's machinery (torch: the innermost Python
     frame, the one that called into C++): where names are looked up and locations and warnings
     point. Functions marked @python_level count as callers."""
-    f = sys._getframe(2)
-    while f is not None and _is_internal(f.f_code.co_filename) and f.f_code not in PYTHON_LEVEL_CODES:
-        f = f.f_back
-    return f
+    return _outside_machinery(sys._getframe(2))
 
 
 def python_caller(f):
     """The frame that called the @python_level function running in ``f`` (the frame a warning
     torch raises there with ``stacklevel=2`` points at): its caller, machinery skipped."""
-    f = f.f_back
-    while f is not None and _is_internal(f.f_code.co_filename) and f.f_code not in PYTHON_LEVEL_CODES:
-        f = f.f_back
-    return f
+    return _outside_machinery(f.f_back)
 
 
 def warning_frame(stacklevel=1):

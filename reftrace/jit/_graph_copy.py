@@ -60,3 +60,26 @@ def copy_graph(graph, copy_subgraph=None):
     new = Graph()
     clone_block(new.block, graph.block, outside, copy_subgraph)
     return new
+
+
+def renumbered(graph):
+    """What ``copy_graph(graph)`` returns, made by renumbering ``graph`` itself, for a graph
+    that is dropped after the copy (lambda lifting's inner graphs). A copy numbers values in
+    the order it creates them: the inputs, then each node's outputs (a node's blocks after its
+    outputs); it copies names one by one into a fresh graph, where names already unique never
+    clash, so they stay. Graphs holding a graph attribute (deep-copied, hence renumbered, by a
+    copy) or blocks are copied as before."""
+    order = list(graph.param.outputs_)
+    for n in graph:
+        if n.blocks_ or (n.attrs and any(kind == "g" for kind, _ in n.attrs.values())):
+            return None
+        order.extend(n.outputs_)
+    names = {}
+    for i, v in enumerate(order):
+        v.unique = i
+        if v.name is not None:
+            names[v.name] = v
+    graph._unique = len(order)
+    graph.unique_names = names
+    graph.name_base_suffix = {}
+    return graph

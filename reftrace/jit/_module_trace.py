@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._dispatch import STATE
 from . import _types as T
+from ._gc import collector_paused
 from ._io_types import input_types
 from ._scope_blocks import fixup_trace_scope_blocks
 from .passes import dead_code_elimination, lower_simple_tuples, normalize_ops
@@ -388,29 +389,30 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
         register_submods(mod, "__module")
         module = make_module(mod, _module_class, _compilation_unit)
         module.__dict__["_original_module"] = mod  # what reftrace.jit.check compares against
-        for method_name, example_inputs in inputs.items():
-            if method_name == "forward":
-                func = mod  # Module.__call__: hooks run inside the trace
-                argument_names = _argument_names(getattr(mod, method_name))
-            else:
-                func = getattr(mod, method_name)
-                argument_names = _argument_names(func)
-            if isinstance(example_inputs, dict) and example_inputs_is_kwarg:
-                argument_names = list(example_inputs)
-                example_inputs = tuple(example_inputs.values())
-            else:
-                example_inputs = _trace._normalize_inputs(example_inputs)
-            create_method_from_trace(module, method_name, func, example_inputs, strict,
-                                     _force_outplace, argument_names)
-            if check_trace and _deep_check and method_name == "forward" and not example_inputs_is_kwarg:
-                from ._deep_check import deep_check_or_raise
-                deep_check_or_raise(module, [c["forward"] for c in (check_inputs or [inputs])
-                                             if "forward" in c], check_tolerance)
-            if check_trace:
-                from ._check import check_module_trace
-                check_module_trace(check_inputs if check_inputs is not None else [inputs], mod,
-                                   module, method_name, check_tolerance, strict, _force_outplace,
-                                   _module_class, example_inputs_is_kwarg)
+        with collector_paused():  # (no helper function here: the checker's warnings count frames)
+            for method_name, example_inputs in inputs.items():
+                if method_name == "forward":
+                    func = mod  # Module.__call__: hooks run inside the trace
+                    argument_names = _argument_names(getattr(mod, method_name))
+                else:
+                    func = getattr(mod, method_name)
+                    argument_names = _argument_names(func)
+                if isinstance(example_inputs, dict) and example_inputs_is_kwarg:
+                    argument_names = list(example_inputs)
+                    example_inputs = tuple(example_inputs.values())
+                else:
+                    example_inputs = _trace._normalize_inputs(example_inputs)
+                create_method_from_trace(module, method_name, func, example_inputs, strict,
+                                         _force_outplace, argument_names)
+                if check_trace and _deep_check and method_name == "forward" and not example_inputs_is_kwarg:
+                    from ._deep_check import deep_check_or_raise
+                    deep_check_or_raise(module, [c["forward"] for c in (check_inputs or [inputs])
+                                                 if "forward" in c], check_tolerance)
+                if check_trace:
+                    from ._check import check_module_trace
+                    check_module_trace(check_inputs if check_inputs is not None else [inputs], mod,
+                                       module, method_name, check_tolerance, strict, _force_outplace,
+                                       _module_class, example_inputs_is_kwarg)
     finally:
         _trace.set_trace_module_map(old_map)
     return module

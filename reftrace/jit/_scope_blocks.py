@@ -18,7 +18,7 @@ The order in which every value is created follows torch's code, because that ord
 the printed numbers show.
 """
 from . import _types as T
-from ._graph_copy import clone_block, copy_graph, copy_metadata
+from ._graph_copy import clone_block, copy_graph, copy_metadata, renumbered as renumbered_in_place
 from .ir import Graph
 
 ELIGIBLE = ("prim::TracedModuleForward",)
@@ -198,7 +198,9 @@ def lambda_lift_blocks(block, renumbered=None):
     def copy_subgraph(g):
         if id(g) in renumbered:
             return g
-        new = copy_graph(g, copy_subgraph)  # g is dropped after: its inner graphs move
+        # g is dropped after: its inner graphs move, and g itself is renumbered in place
+        # where that gives what the copy would
+        new = renumbered_in_place(g) or copy_graph(g, copy_subgraph)
         renumbered.add(id(new))
         return new
 
@@ -223,6 +225,7 @@ def lambda_lift_blocks(block, renumbered=None):
 # -- 5. createMethodCalls ---------------------------------------------------------------------
 
 def create_method_calls(graph):
+    returned = {}  # each block's output -> its call's output, replaced in one walk at the end
     for n in list(graph.block):
         if n.kind_ != "prim::TracedModuleForward":
             continue
@@ -234,10 +237,11 @@ def create_method_calls(graph):
         call.set_attr("name", "s", name)
         graph.insert_before(call, n)
         ret_type = T.erase_shape(n.subgraph.ret.inputs_[0].type_)
-        retval = call.add_output(ret_type)
-        from .passes import replace_uses
-        replace_uses(graph, {n.outputs_[0]: retval})
+        returned[n.outputs_[0]] = call.add_output(ret_type)
         n.destroy()
+    if returned:
+        from .passes import replace_uses
+        replace_uses(graph, returned)
 
 
 def fixup_trace_scope_blocks(graph, self_module):

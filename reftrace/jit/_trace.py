@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import inspect
 import threading
+import types
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union, overload
 
 from .._dispatch import STATE
 from .._tensor import Tensor
 from . import _types as T
+from ._gc import collector_paused
 from ._io_types import STRICT_TRACER_MSG, input_types
 from .passes import dead_code_elimination, lower_simple_tuples, normalize_ops
 from .tracer import TracingState
@@ -50,6 +52,11 @@ def is_tracing() -> bool:
 
 def _argument_names(fn):
     """get_callable_argument_names: positional-or-keyword parameter names."""
+    if type(fn) is types.FunctionType and not hasattr(fn, "__wrapped__") \
+            and not hasattr(fn, "__signature__"):
+        # a plain function: what inspect.signature reads, without building a Signature
+        code = fn.__code__
+        return list(code.co_varnames[code.co_posonlyargcount:code.co_argcount])
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -336,19 +343,20 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         def call(*args):  # the function is called with keywords, as torch calls it
             return func(**dict(zip(keys, args)))
     inputs = example_inputs if isinstance(example_inputs, tuple) else _normalize_inputs(example_inputs)
-    state, _ = trace_graph(call, inputs, strict=strict, force_outplace=_force_outplace,
-                           argument_names=arg_names)
-    from .traced import TracedFunction
-    traced = TracedFunction(state.graph, name, func, qualified)
-    if check_trace:
-        from ._check import check_trace as _check
-        kwarg = isinstance(example_kwarg_inputs, dict)
-        default = [example_kwarg_inputs if kwarg else inputs]
-        if _deep_check and not kwarg:
-            from ._deep_check import deep_check_or_raise
-            deep_check_or_raise(traced, default if check_inputs is None else check_inputs, check_tolerance)
-        _check(traced, func, default if check_inputs is None else check_inputs, check_tolerance,
-               strict, _force_outplace, kwarg)
+    with collector_paused():
+        state, _ = trace_graph(call, inputs, strict=strict, force_outplace=_force_outplace,
+                               argument_names=arg_names)
+        from .traced import TracedFunction
+        traced = TracedFunction(state.graph, name, func, qualified)
+        if check_trace:
+            from ._check import check_trace as _check
+            kwarg = isinstance(example_kwarg_inputs, dict)
+            default = [example_kwarg_inputs if kwarg else inputs]
+            if _deep_check and not kwarg:
+                from ._deep_check import deep_check_or_raise
+                deep_check_or_raise(traced, default if check_inputs is None else check_inputs, check_tolerance)
+            _check(traced, func, default if check_inputs is None else check_inputs, check_tolerance,
+                   strict, _force_outplace, kwarg)
     return traced
 
 

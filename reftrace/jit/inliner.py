@@ -30,6 +30,9 @@ def _optimized(graph):
 
 
 def inline(graph):
+    # every call's outputs -> the inlined body's, replaced in one walk at the end; a later call
+    # reading an earlier call's output reads the body's value through it meanwhile
+    replaced = {}
     for node in list(graph):
         if node.kind_ == "prim::CallMethod":
             callee, args = node.inputs_[0].type_.methods[node.s("name")], node.inputs_
@@ -37,6 +40,7 @@ def inline(graph):
             callee, args = node.inputs_[0].type_.callee, node.inputs_[1:]
         else:
             continue
+        args = [replaced.get(a, a) for a in args]
         callee = _optimized(callee)
         value_map = dict(zip(callee.param.outputs_, args))
         for n in callee:
@@ -48,8 +52,10 @@ def inline(graph):
         for old, new in zip(node.outputs_, new_outputs):
             if old.name is not None:
                 graph.set_debug_name(new, old.name)
-        replace_uses(graph, dict(zip(node.outputs_, new_outputs)))
+        replaced.update(zip(node.outputs_, new_outputs))
         node.destroy()
+    if replaced:
+        replace_uses(graph, replaced)
 
 
 def peephole(graph):
@@ -105,14 +111,14 @@ def _written_or_escaping(graph):
 
 def constant_pooling(graph):
     """ConstantPooling: equal immutable constants merge; each kept one moves to the top."""
-    seen = {}
+    seen, merged = {}, {}
     written = _written_or_escaping(graph)
     for node in list(graph):
         if node.kind_ != "prim::Constant":
             continue
         key = _constant_key(node, written)
         if key is not None and key in seen:
-            replace_uses(graph, {node.outputs_[0]: seen[key].outputs_[0]})
+            merged[node.outputs_[0]] = seen[key].outputs_[0]  # (nothing here reads inputs)
             node.destroy()
             continue
         if key is not None:
@@ -121,3 +127,5 @@ def constant_pooling(graph):
         if node is not first:
             node.prev.next, node.next.prev = node.next, node.prev
             graph.insert_before(node, first)
+    if merged:
+        replace_uses(graph, merged)

@@ -24,25 +24,40 @@ def _is_view(node):
 _PARTS_OF_INPUT = ("prim::ListUnpack", "prim::TupleUnpack", "aten::__getitem__")
 
 
-def alias_roots(graph):
-    """Value -> the value whose data it shares (views and in-place outputs alias their input)."""
+def alias_roots(graph, live_roots=None):
+    """Value -> the value whose data it shares (views and in-place outputs alias their input).
+    With ``live_roots`` (a set), also adds to it, in the same walk, the data torch's alias
+    analysis treats as observable beyond the graph (see dead_code_elimination)."""
     root = {}
     for v in graph.param.outputs_:
         root[v] = v
     for n in graph:
-        if _is_view(n) and n.inputs_:
-            r = root.get(n.inputs_[0], n.inputs_[0])
+        kind, ins = n.kind_, n.inputs_
+        if _is_view(n) and ins:
+            r = root.get(ins[0], ins[0])
             for o in n.outputs_:
                 root[o] = r
-        elif n.kind_ in _PARTS_OF_INPUT and n.inputs_:
+        elif kind in _PARTS_OF_INPUT and ins:
             # the elements of a container share its root: an element of a list input is part of
             # that input (writes to it are observable), an element of a view list a view
-            r = root.get(n.inputs_[0], n.inputs_[0])
+            r = root.get(ins[0], ins[0])
             for o in n.outputs_:
                 root[o] = r
         else:
             for o in n.outputs_:
                 root[o] = o
+        if live_roots is None:
+            continue
+        if kind == "prim::GetAttr":  # module state
+            live_roots.add(n.outputs_[0])
+        elif kind == "prim::ListUnpack" and ins and _is_view(ins[0].node_):
+            # torch's alias analysis puts the elements of a list an op returns (chunk, split,
+            # unbind) in the wildcard set: a write to data they share is never dead (defect D17)
+            live_roots.update(root.get(o, o) for o in n.outputs_)
+        elif kind == "prim::PythonOp":
+            # torch's alias analysis treats a prim::PythonOp conservatively (its inputs and
+            # outputs may alias anything): a later write into one of its inputs stays
+            live_roots.update(root.get(i, i) for i in ins)
     return root
 
 
@@ -52,19 +67,12 @@ SIDE_EFFECTS = frozenset({"prim::CallMethod", "prim::CallFunction", "prim::Pytho
 
 
 def dead_code_elimination(graph):
-    root = alias_roots(graph)
-    live_values = set(graph.ret.inputs_)
     # data that is observable after the graph runs: inputs, outputs and module state (and
-    # what they alias)
-    live_roots = {root.get(v, v) for v in graph.ret.inputs_} | set(graph.param.outputs_)
-    live_roots |= {n.outputs_[0] for n in graph if n.kind_ == "prim::GetAttr"}
-    # torch's alias analysis puts the elements of a list an op returns (chunk, split, unbind)
-    # in the wildcard set: a write to data they share is never dead (defect D17)
-    live_roots |= {root.get(o, o) for n in graph if n.kind_ == "prim::ListUnpack" and n.inputs_
-                   and _is_view(n.inputs_[0].node_) for o in n.outputs_}
-    # torch's alias analysis treats a prim::PythonOp conservatively (its inputs and outputs may
-    # alias anything): a later write into one of its inputs stays, as torch keeps it
-    live_roots |= {root.get(i, i) for n in graph if n.kind_ == "prim::PythonOp" for i in n.inputs_}
+    # what they alias), collected with the aliases in one walk
+    live_roots = set(graph.param.outputs_)
+    root = alias_roots(graph, live_roots)
+    live_values = set(graph.ret.inputs_)
+    live_roots.update(root.get(v, v) for v in graph.ret.inputs_)
     node = graph.ret.prev
     while node is not graph.param:
         prev = node.prev
@@ -92,10 +100,11 @@ def lower_simple_tuples(graph):
 def replace_uses(graph, mapping, recurse=False):
     """Value::replaceAllUsesWith for several values (into nested blocks when recurse)."""
     blocks = [graph.block]
+    keys = mapping.keys()
     while blocks:
         b = blocks.pop()
         for n in list(b) + [b.ret]:
-            if any(i in mapping for i in n.inputs_):
+            if not keys.isdisjoint(n.inputs_):
                 n.inputs_ = [mapping.get(i, i) for i in n.inputs_]
             if recurse and n.blocks_:
                 blocks.extend(n.blocks_)
@@ -131,15 +140,19 @@ OPERATOR_ALIASES = {
 _FIRST_ARG_NOT_TENSOR = frozenset({"aten::special_polygamma"})
 
 
+# the kinds normalize_ops may rewrite
+_NORMALIZED_KINDS = frozenset(["aten::rsub"] + ["aten::" + name for name in OPERATOR_ALIASES])
+
+
 def normalize_ops(graph):
     """NormalizeOps: op aliases become their normal form, and rsub(x, y) of two tensors becomes
     sub(y, x). Like torch, the node is replaced by a new one whose outputs are new values (new
     numbers; debug names move over)."""
-    from ..ops import OVERLOADS
     for n in list(graph):
-        if not n.kind_.startswith("aten::") or not n.inputs_:
-            continue
+        if n.kind_ not in _NORMALIZED_KINDS or not n.inputs_:
+            continue  # (most nodes: one set lookup)
         if n.kind_ == "aten::rsub" and n.op is not None and n.op.overload == "Tensor":
+            from ..ops import OVERLOADS
             new = _replace_with_new_symbol(graph, n, "aten::sub", OVERLOADS.get("aten::sub.Tensor", n.op))
             new.inputs_[0], new.inputs_[1] = new.inputs_[1], new.inputs_[0]
             continue

@@ -20,9 +20,10 @@ import weakref
 from .. import _dtype as D
 from .._device import _Enum
 from .._dispatch import STATE, run_kernel
-from .._frames import user_frame, warn_at_caller, warning_frame
-from .._tensor import Tensor, Size, scalar_to_tensor
+from .._frames import _is_internal, user_frame, warn_at_caller, warning_frame
+from .._tensor import Tensor, Size, _wrap_dim, scalar_to_tensor
 from . import _types as T
+from ._specializations import FIXES, Specialization, size_origin
 from .ir import Graph
 
 INT64_MAX = 9223372036854775807
@@ -297,7 +298,6 @@ class TracingState:
     def traced_size(self, t, dim):
         # getSizeOf records the dim as the program wrote it (-1 stays -1, so the trace
         # generalises to other ranks); it is only checked here
-        from .._tensor import _wrap_dim
         return self._size_node(t, dim, _wrap_dim(dim, t.dim()))
 
     def _size_node(self, t, dim, wrapped=None):
@@ -390,7 +390,6 @@ class TracingState:
     def note(self, kind, value, message, fix=None, frame=None, origin=None):
         """Record a value baked into the trace (traced.specializations(), _specializations.py),
         at the user's line."""
-        from ._specializations import FIXES, Specialization
         f = frame or user_frame()
         file, line = (f.f_code.co_filename, f.f_lineno) if f is not None else ("", 0)
         self.specializations.append(Specialization(kind, file, line, value, message,
@@ -405,7 +404,6 @@ class TracingState:
         self._warn(message, "size" if size else kind, value, origin)
 
     def _size_origin(self, t):
-        from ._specializations import size_origin
         tv = t._tv
         return size_origin(tv[1]) if tv is not None and tv[0] is self else None
 
@@ -420,7 +418,6 @@ class TracingState:
     def note_index(self, t, frame):
         """A tensor taken as a Python index by the user's code (range(n), lst[n]): torch takes
         its value silently, so a traced size becomes a constant with no warning."""
-        from .._frames import _is_internal
         if t is self._len_result:  # the end of len(x): already noted as 'len'
             self._len_result = None
             return
