@@ -161,6 +161,10 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
     return self
 
 
+# derivatives.yaml declares it without a formula: backward raises torch's not_implemented
+derivatives(embedding_renorm_, {"self": "not_implemented('embedding_renorm')", "indices": "non_differentiable"})
+
+
 @op("one_hot(Tensor self, int num_classes=-1) -> Tensor", variants=())
 def one_hot(self, num_classes):
     if self.dtype is not D.int64:

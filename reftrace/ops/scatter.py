@@ -107,3 +107,6 @@ def scatter_add_(self, dim, index, src):
     dim, _ = _scatter_gather_checks(self, dim, index, src._array, op="scatter")
     self._version += 1
     return _accumulate(self, dim, index, src._array, xp_of(self).add)
+
+
+derivatives(scatter_add_, scatter_add.derivatives)  # (the functional's entry)
