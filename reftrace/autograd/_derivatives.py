@@ -149,7 +149,12 @@ class Compiled:
         # the differentiable inputs, in schema order: (argument index, name, is a Tensor[] list)
         self.inputs = [(i, a.name, a.type.is_list) for i, a in enumerate(args) if a.name in diff]
         self.outputs = output_names(op)
-        self.out_diff = op.output_differentiability or (True,) * len(op.schema.returns)
+        n_out = len(op.schema.returns)
+        # torchgen's gen_differentiable_outputs: without an output_differentiability list, a
+        # formula that reads ``grad`` (not ``grads``) makes only the first output differentiable
+        # (_ctc_loss's log_alpha, _weight_norm_interface's norms get no grad_fn)
+        self.out_diff = op.output_differentiability or (
+            (True,) + (False,) * (n_out - 1) if "grad" in reads else (True,) * n_out)
         meta_only = _metadata_only(uses)
         self.saved = []  # (argument index, name, how): how is "tensor", "meta", "value", "list"
         for i, a in enumerate(args):

@@ -202,9 +202,7 @@ def _outputs(op, result):
 
 
 def _output_differentiable(c, op, k):
-    od = op.output_differentiability
-    if od is None:
-        return True
+    od = c.out_diff
     return od[k] if k < len(od) else od[-1]
 
 
