@@ -172,3 +172,125 @@ def test_exponential__gradient_is_zero():
         g, = m.autograd.grad(y.sum(), x)
         seen.append((type(y.grad_fn).__name__, _edges(y), g.numpy().tolist()))
     assert seen[1] == seen[0]
+
+
+# -- CompositeImplicitAutograd ops: the graph is that of the ops torch's decomposition calls ------
+
+def _cube(*shape, seed=0):
+    return _x(*shape, seed=seed)
+
+
+COMPOSITES = {
+    "max_pool3d": (lambda m, x: m.max_pool3d(x, 2, 1), [_cube(1, 2, 3, 4, 4)]),
+    "F.max_pool3d": (lambda m, x: m.nn.functional.max_pool3d(x, (2, 1, 2), ceil_mode=True), [_cube(2, 3, 4, 5)]),
+    "upsample_nearest3d.vec": (lambda m, x: m.nn.functional.interpolate(x, scale_factor=(2, 1, 3), mode="nearest"),
+                               [_cube(1, 2, 2, 3, 2)]),
+    "_upsample_nearest_exact1d.vec": (lambda m, x: m.nn.functional.interpolate(x, size=7, mode="nearest-exact"),
+                                      [_cube(1, 2, 4)]),
+    "_upsample_nearest_exact2d.vec": (lambda m, x: m.nn.functional.interpolate(x, size=(5, 3), mode="nearest-exact"),
+                                      [_cube(1, 2, 4, 4)]),
+    "_upsample_nearest_exact3d.vec": (lambda m, x: m.nn.functional.interpolate(
+        x, scale_factor=1.5, mode="nearest-exact"), [_cube(1, 1, 2, 3, 4)]),
+    "alpha_dropout eval": (lambda m, x: m.alpha_dropout(x * 1, 0.5, False), [_x(3, 4)]),
+    "alpha_dropout p=1": (lambda m, x: m.alpha_dropout(x, 1.0, True), [_x(3, 4)]),
+    "alpha_dropout_ p=1": (lambda m, x: m.alpha_dropout_(x.clone(), 1.0, True), [_x(3, 4)]),
+    "feature_alpha_dropout p=1": (lambda m, x: m.feature_alpha_dropout(x, 1.0, True), [_x(2, 3, 4)]),
+    "affine_grid_generator_backward": (
+        lambda m, th, v: m.autograd.grad(m.nn.functional.affine_grid(th, [2, 1, 3, 4], align_corners=False),
+                                         th, v, create_graph=True)[0],
+        [_x(2, 2, 3), _x(2, 3, 4, 2, seed=1)]),
+    "affine_grid_generator_backward 5d": (
+        lambda m, th, v: m.autograd.grad(m.nn.functional.affine_grid(th, [1, 1, 2, 3, 2], align_corners=True),
+                                         th, v, create_graph=True)[0],
+        [_x(1, 3, 4), _x(1, 2, 3, 2, 3, seed=1)]),
+    "conv_tbc": (lambda m, x, w, b: m.conv_tbc(x, w, b, 1), [_x(5, 2, 3), _x(3, 3, 4, seed=1), _x(4, seed=2)]),
+    "mish": (lambda m, x: m.nn.functional.mish(x), [_x(3, 4)]),
+    "weight_norm": (lambda m, v, g: m._weight_norm(v, g, 0), [_x(3, 4), _pos(3, 1)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_composite_gradients_match_torch(name):
+    fn, inputs = COMPOSITES[name]
+    compare_grads(fn, inputs)
+
+
+@pytest.mark.parametrize("feature, inplace", [(False, False), (True, False), (False, True), (True, True)])
+def test_alpha_dropout_training_graph_is_torchs(feature, inplace):
+    """Training alpha dropout: (x * noise).add_(b), AddBackward0 over MulBackward0 (draws differ
+    between the libraries: the gradient is the noise, y = x * noise + b with two values of b)."""
+    seen = []
+    for m in (torch, reftrace):
+        x = m.linspace(-2, 2, 24, dtype=m.float64).reshape(2, 3, 4).requires_grad_()
+        name = ("feature_" if feature else "") + "alpha_dropout" + ("_" if inplace else "")
+        y = getattr(m, name)(x.clone() if inplace else x, 0.4, True)
+        g, = m.autograd.grad(y.sum(), x)
+        b = (y.detach() - x.detach() * g).numpy()
+        assert len(np.unique(np.round(b, 12))) <= 2
+        seen.append((type(y.grad_fn).__name__, _edges(y), type(y.grad_fn.next_functions[0][0]).__name__,
+                     len(np.unique(np.round(g.numpy(), 12)))))
+    assert seen[1] == seen[0]
+
+
+def _double_backward_error(m, fn, *shapes):
+    xs = [m.tensor(np.cos(np.linspace(-2, 2, int(np.prod(s)))).reshape(s), requires_grad=True)
+          for s in shapes]
+    out = fn(m, *xs)
+    gs = m.autograd.grad(out.sum(), xs, create_graph=True)
+    s = sum((g * g).sum() for g in gs)
+    edges = [None if f is None else type(f).__name__ for f, _ in s.grad_fn.next_functions]
+    return edges, _error(m, lambda m: m.autograd.grad(s, xs))
+
+
+# backward ops torch has no derivative for (CPU kernels, no yaml entry): a double backward
+# reaches their NotImplemented node
+DOUBLE_BACKWARD_ERRORS = {
+    "hardsigmoid_backward": (lambda m, x: m.nn.functional.hardsigmoid(x), (3, 4)),
+    "multi_margin_loss_backward": (lambda m, x: m.nn.functional.multi_margin_loss(x, m.tensor([0, 2, 1])), (3, 4)),
+    "multilabel_margin_loss_backward": (lambda m, x: m.nn.functional.multilabel_margin_loss(
+        x, m.tensor([[0, 2, -1, 0], [1, -1, 0, 0], [3, 0, -1, 1]])), (3, 4)),
+    "_embedding_bag_per_sample_weights_backward": (lambda m, w, p: m.nn.functional.embedding_bag(
+        m.tensor([0, 2, 1, 3]), w, m.tensor([0, 2]), mode="sum", per_sample_weights=p), (4, 3), (4,)),
+    "_ctc_loss_backward": (lambda m, x: m.nn.functional.ctc_loss(
+        x.log_softmax(2), m.tensor([[1, 2], [3, 1]]), [6, 5], [2, 2]), (6, 2, 4)),
+    "_ctc_loss_backward.Tensor": (lambda m, x: m.nn.functional.ctc_loss(
+        x.log_softmax(2), m.tensor([[1, 2], [3, 1]]), m.tensor([6, 5]), m.tensor([2, 2])), (6, 2, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOUBLE_BACKWARD_ERRORS))
+def test_double_backward_of_undifferentiable_backward_ops_is_torchs(name):
+    fn, *shapes = DOUBLE_BACKWARD_ERRORS[name]
+    want = _double_backward_error(torch, fn, *shapes)
+    assert want[1] is not None and name.split(".")[0] in want[1][1]
+    assert _double_backward_error(reftrace, fn, *shapes) == want
+
+
+def test_mish_backward_called_directly_has_no_derivative():
+    """mish_backward with inputs that require grad: torch's NotImplemented node (its
+    CompositeImplicit kernel is not what autograd runs)."""
+    seen = []
+    for m in (torch, reftrace):
+        g = m.ones(3, dtype=m.float64, requires_grad=True)
+        x = m.linspace(-1, 1, 3, dtype=m.float64, requires_grad=True)
+        out = m.ops.aten.mish_backward(g, x)
+        seen.append((type(out.grad_fn).__name__, _edges(out), _error(m, lambda m: out.sum().backward())))
+    assert seen[1] == seen[0]
+
+
+@pytest.mark.parametrize("outputs", ["_weight_norm_interface", "_ctc_loss", "multilabel_margin_loss_forward"])
+def test_only_the_first_output_is_differentiable_when_formula_reads_grad(outputs):
+    """torchgen: an entry that reads ``grad`` (not ``grads``) and lists no output_differentiability
+    makes only its first output differentiable."""
+    calls = {
+        "_weight_norm_interface": lambda m, x: m._weight_norm_interface(x, x[:, :1] * 1, 0),
+        "_ctc_loss": lambda m, x: m._ctc_loss(x.reshape(3, 1, 4).log_softmax(2), m.tensor([[1, 2]]), [3], [2]),
+        "multilabel_margin_loss_forward": lambda m, x: m.ops.aten.multilabel_margin_loss_forward(
+            x, m.tensor([[0, 2, -1, 0], [1, -1, 0, 0], [3, 0, -1, 1]]), 1),
+    }
+    seen = []
+    for m in (torch, reftrace):
+        x = m.tensor(np.linspace(-1, 1, 12).reshape(3, 4), requires_grad=True)
+        res = calls[outputs](m, x)
+        seen.append([(r.requires_grad, None if r.grad_fn is None else type(r.grad_fn).__name__) for r in res])
+    assert seen[1] == seen[0]
