@@ -294,3 +294,33 @@ def test_only_the_first_output_is_differentiable_when_formula_reads_grad(outputs
         res = calls[outputs](m, x)
         seen.append([(r.requires_grad, None if r.grad_fn is None else type(r.grad_fn).__name__) for r in res])
     assert seen[1] == seen[0]
+
+
+def _spectrum(n_fft, hop, batch=False, onesided=True):
+    sig = torch.cos(torch.linspace(0, 9, 32, dtype=torch.float64))
+    if batch:
+        sig = sig.reshape(1, 32).repeat(2, 1)
+    w = torch.hann_window(n_fft, dtype=torch.float64)
+    return torch.stft(sig, n_fft, hop, window=w, return_complex=True, onesided=onesided).detach().requires_grad_(), w
+
+
+ISTFT = {
+    "window": (lambda m, s, w: m.istft(s, 8, 2, window=w), lambda: list(_spectrum(8, 2))),
+    "batch, length": (lambda m, s, w: m.istft(s, 8, 2, window=w, length=30), lambda: list(_spectrum(8, 2, True))),
+    "no window, not centered, normalized": (
+        lambda m, s: m.istft(s, 8, 2, center=False, normalized=True), lambda: _spectrum(8, 2)[:1]),
+    "padded to length, window requires grad": (
+        lambda m, s, w: m.istft(s, 8, 2, window=w, length=40),
+        lambda: [_spectrum(8, 2)[0], _spectrum(8, 2)[1].requires_grad_()]),
+    "two-sided, complex": (lambda m, s, w: m.istft(s, 8, 2, window=w, onesided=False, return_complex=True),
+                           lambda: list(_spectrum(8, 2, onesided=False))),
+    "win_length": (lambda m, s, w: m.istft(s, 8, 2, win_length=6, window=w[1:7]), lambda: list(_spectrum(8, 2))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ISTFT))
+def test_istft_gradients_match_torch(name):
+    """istft is CompositeImplicit in torch: view_as_real / view_as_complex, _fft_c2r (or _c2c),
+    the window product, unfold_backward, slice, div, squeeze (and constant_pad_nd)."""
+    fn, inputs = ISTFT[name]
+    compare_grads(fn, inputs())
