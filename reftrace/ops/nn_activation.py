@@ -153,19 +153,21 @@ def _prelu_composite(self, weight):
 @op("rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, "
     "Generator? generator=None) -> Tensor", nondeterministic=True)
 def rrelu(self, lower, upper, training, generator):
+    return rrelu_with_noise.kernel(self, _rrelu_noise(self, lower, upper), lower, upper, training,
+                                   generator)
+
+
+def _rrelu_noise(self, lower, upper):
+    """RReLU's fresh noise tensor, after its bounds check (Activation.cpp rrelu / rrelu_)."""
     if upper < lower:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    noise = _shaped_like(self, self.shape_tuple)
-    return rrelu_with_noise.kernel(self, noise, lower, upper, training, generator)
+    return _shaped_like(self, self.shape_tuple)
 
 
 @composite(rrelu)
 def _rrelu_composite(self, lower, upper, training, generator):
     # RReLU: rrelu_with_noise on a fresh noise tensor (its grad_fn RreluWithNoiseBackward0)
-    if upper < lower:
-        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    noise = _shaped_like(self, self.shape_tuple)
-    return rrelu_with_noise(self, noise, lower, upper, training, generator)
+    return rrelu_with_noise(self, _rrelu_noise(self, lower, upper), lower, upper, training, generator)
 
 
 @op("rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, "
@@ -304,7 +306,4 @@ derivatives(rrelu_with_noise_, {
 @composite(rrelu_)
 def _rrelu__composite(self, lower, upper, training, generator):
     # Activation.cpp: rrelu_ is rrelu_with_noise_ on a fresh noise tensor (RreluWithNoiseBackward1)
-    if upper < lower:
-        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    noise = _shaped_like(self, self.shape_tuple)
-    return rrelu_with_noise_(self, noise, lower, upper, training, generator)
+    return rrelu_with_noise_(self, _rrelu_noise(self, lower, upper), lower, upper, training, generator)
