@@ -82,6 +82,9 @@ def node_name(op):
         return _HAND_WRITTEN[base]
     key = _TORCH_NODES.get(base, base) + ("." + op.overload if op.overload else "")
     name = NODE_NAMES.get(key)
+    if name is None and op.schema.is_inplace:
+        twin = _functional_twin(op)
+        name = twin is not None and NODE_NAMES.get(twin.qualified.split("::")[1]) or None
     if name is None and op.is_inplace:
         base = op.schema.name.split("::")[1].rstrip("_")
         name = NODE_NAMES.get(base + ("." + op.overload if op.overload else ""))
@@ -90,6 +93,22 @@ def node_name(op):
         view = NODE_NAMES.get(base[:-5] + ("." + op.overload if op.overload else ""))
         name = view and view + "_copy"
     return name
+
+
+def _signature(op):
+    return [(a.name, str(a.type)) for a in op.schema.arguments]
+
+
+def _functional_twin(op):
+    """The functional overload an in-place one takes its yaml entry from: torchgen matches them by
+    signature (argument names and types), not by overload name (pow_.Scalar is pow.Tensor_Scalar)."""
+    from ..ops import PACKETS
+    packet = PACKETS.get(op.schema.name.rstrip("_"))
+    sig = _signature(op)
+    for ov in (packet.overloads if packet is not None else ()):
+        if not ov.schema.is_inplace and not ov.schema.is_out and _signature(ov) == sig:
+            return ov
+    return None
 
 
 class _Formula:
@@ -142,7 +161,12 @@ class Compiled:
             for f in self.formulas:
                 f.slots = tuple(self.static_slices[n][0] for n in f.inputs)
         self.outputs = output_names(op)
-        self.out_diff = op.output_differentiability or (True,) * len(op.schema.returns)
+        n_out = len(op.schema.returns)
+        # torchgen's gen_differentiable_outputs: without an output_differentiability list, a
+        # formula that reads ``grad`` (not ``grads``) makes only the first output differentiable
+        # (_ctc_loss's log_alpha, _weight_norm_interface's norms get no grad_fn)
+        self.out_diff = op.output_differentiability or (
+            (True,) + (False,) * (n_out - 1) if "grad" in reads else (True,) * n_out)
         meta_only = _metadata_only(uses)
         self.saved = []  # (argument index, name, how): how is "tensor", "meta", "value", "list"
         for i, a in enumerate(args):

@@ -1142,11 +1142,17 @@ def _div_scalar(tensor, number):
     return _rt.ops.get_packet("div").Scalar(tensor, number)
 
 
+def _scalar_minus(number, tensor):
+    """C++'s ``number - tensor`` (TensorOperators.h): empty_like(t).fill_(n).sub_(t), so
+    SubBackward0 with no edge for the number (Python's ``1 - t`` records RsubBackward1)."""
+    return _rt.empty_like(tensor).fill_(number).sub_(tensor)
+
+
 def infinitely_differentiable_mish_backward(grad_output, input):
     sigmoid = input.sigmoid()
-    softplus = _rt.nn.functional.softplus(input)
+    softplus = input.exp().log1p()  # (torch's formula: not softplus, whose node differs)
     tanh_softplus = softplus.tanh()
-    return grad_output * (tanh_softplus + input * sigmoid * (1 - tanh_softplus * tanh_softplus))
+    return grad_output * (tanh_softplus + input * sigmoid * _scalar_minus(1.0, tanh_softplus * tanh_softplus))
 
 
 def glu_double_backward(grad, grad_output, input, dim):

@@ -17,7 +17,7 @@ import warnings
 import weakref
 
 from .grad_mode import STATE, set_grad_enabled
-from .graph import AccumulateGrad, node_class, Node
+from .graph import AccumulateGrad, node_class, Node, NoDerivativeNode
 from ._derivatives import SavedVariable, TensorMeta, compiled, make_not_implemented
 
 
@@ -210,7 +210,7 @@ def record(op, args, precomputed=_NOT_RUN):
     if inplace:
         _set_inplace_history(args[0], node)
     else:
-        od = op.output_differentiability
+        od = c.out_diff
         for k, out in enumerate(outs):
             # (output_differentiability, _differentiable_dtype and _set_history, inlined)
             if out is None or not _is_tensor(out):
@@ -265,12 +265,17 @@ def record_without_formula(op, args):
     """An op torch differentiates but reftrace has no formula for yet: the results require grad
     and carry a node that says so when backward reaches it."""
     result = op.kernel(*args)
+    cls = make_not_implemented(op)
+    # torch's NotImplemented (autogradNotImplementedFallback) has edges to the tensors that
+    # require grad only; a node named after a yaml entry has one per differentiable input
+    requiring_only = issubclass(cls, NoDerivativeNode)
     edges = []
     for i in op.tensor_slots:
         a = args[i]
         for t in (a if type(a) is list else (a,)):
-            edges.append(gradient_edge(t))
-    node = make_not_implemented(op)(edges)
+            if not requiring_only or (t is not None and t.requires_grad):
+                edges.append(gradient_edge(t))
+    node = cls(edges)
     node._op_name = op.name.split("::")[1]
     if op.is_inplace:
         _set_inplace_history(args[0], node)

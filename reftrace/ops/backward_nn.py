@@ -8,7 +8,7 @@ the yaml has one, so double backward runs through it as torch's does.
 import numpy as np
 
 from .._tensor import _fresh, xp_of
-from ._registry import derivatives, op
+from ._registry import composite, derivatives, op
 
 _MEAN = 1  # at::Reduction::Mean
 
@@ -484,23 +484,46 @@ derivatives(fractional_max_pool3d_backward, {
     "grad_output": "max_pool_double_backward(grad, indices, 3)", "self": "zeros_like(self)"})
 
 
+def _affine_base_grid(grad, size, align_corners):
+    """The (x, y[, z], 1) rows of the output positions, (H*W[*D], k + 1): the forward itself
+    returns their coordinates for theta = [I | 0]."""
+    from .nn_sampling import affine_grid_generator
+    xp = xp_of(grad)
+    k = len(size) - 2
+    eye = np.concatenate([np.eye(k), np.zeros((k, 1))], 1)[None]
+    coords = affine_grid_generator.kernel(_fresh(xp.asarray(eye), grad.dtype, grad.device),
+                                          [1, 1] + size[2:], align_corners)._array.reshape(-1, k)
+    return xp.concatenate([coords, xp.ones((coords.shape[0], 1), dtype=coords.dtype)], 1)
+
+
 @op("affine_grid_generator_backward(Tensor grad, SymInt[] size, bool align_corners) -> Tensor")
 def affine_grid_generator_backward(grad, size, align_corners):
     """The grid is base @ theta^T (base: the (x, y[, z], 1) rows of the output positions), so
     theta's gradient is grad^T @ base. The base rows come from the forward itself: with theta
     = [I | 0] it returns their coordinates."""
-    from .nn_sampling import affine_grid_generator
     xp = xp_of(grad)
     size = [int(s) for s in size]
     k = len(size) - 2
-    eye = np.concatenate([np.eye(k), np.zeros((k, 1))], 1)[None]
-    coords = affine_grid_generator.kernel(_fresh(xp.asarray(eye), grad.dtype, grad.device),
-                                          [1, 1] + size[2:], align_corners)._array.reshape(-1, k)
-    base = xp.concatenate([coords, xp.ones((coords.shape[0], 1), dtype=coords.dtype)], 1)
+    base = _affine_base_grid(grad, size, align_corners)
     g = grad._array.reshape(size[0], -1, k)
     res = xp.swapaxes(g, 1, 2) @ base                                   # (N, k, k + 1)
     return _fresh(xp.ascontiguousarray(res.astype(grad.dtype.np, copy=False)), grad.dtype,
                   grad.device)
+
+
+@composite(affine_grid_generator_backward)
+def _affine_grid_generator_backward_composite(grad, size, align_corners):
+    # AffineGridGenerator.cpp (CompositeImplicit): base_grid.view(N, HW, k + 1).transpose(1, 2)
+    # .bmm(grad.reshape(N, HW, k)).transpose(1, 2); the base grid has no history
+    if len(size) not in (4, 5):
+        raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
+    size = [int(s) for s in size]
+    k = len(size) - 2
+    base = _affine_base_grid(grad, size, align_corners)
+    xp = xp_of(grad)
+    base = _fresh(xp.ascontiguousarray(xp.broadcast_to(base, (size[0],) + base.shape)), grad.dtype,
+                  grad.device)
+    return base.transpose(1, 2).bmm(grad.reshape(size[0], -1, k)).transpose(1, 2)
 
 
 @op("conv_tbc_backward(Tensor self, Tensor input, Tensor weight, Tensor bias, int pad) "
@@ -522,6 +545,39 @@ def conv_tbc_backward(self, input, weight, bias, pad):
     return (tensor(gi._array.transpose(2, 0, 1), input), tensor(gw._array.transpose(2, 1, 0),
                                                                  weight),
             tensor(gb._array.astype(bias.dtype.np, copy=False), bias))
+
+
+@composite(conv_tbc_backward)
+def _conv_tbc_backward_composite(dOutput, input, weight, bias, pad):
+    # ConvolutionTBC.cpp (CompositeImplicit): per kernel tap k, addmm_ into narrowed slices of
+    # zero gradients, then the bias gradient as two sums (so a double backward records these)
+    ilen, batch, in_planes = input.shape
+    kw, out_planes = weight.shape[0], weight.shape[2]
+    olen = ilen - kw + 1 + pad * 2
+    real_pad = (olen - ilen + kw - 1) // 2
+    shifts = []
+    for k in range(kw):
+        i_shift, o_shift = max(0, k - real_pad), max(0, real_pad - k)
+        shifts.append((k, i_shift, o_shift, min(ilen + real_pad - k, olen) - o_shift))
+    d_input = _zeros_like(input)
+    for k, i_shift, o_shift, t in shifts:
+        if t > 0:
+            d_output_ = dOutput.narrow(0, o_shift, t)
+            d_input.narrow(0, i_shift, t).view(t * batch, in_planes).addmm_(
+                d_output_.view(t * batch, out_planes), weight[k].t())
+    d_weight = _zeros_like(weight)
+    for k, i_shift, o_shift, t in shifts:
+        if t > 0:
+            d_output_ = dOutput.narrow(0, o_shift, t)
+            input_ = input.narrow(0, i_shift, t)
+            d_weight[k].addmm_(input_.view(t * batch, in_planes).t(),
+                               d_output_.view(t * batch, out_planes))
+    return d_input, d_weight, dOutput.sum(0, False).sum(0, False)
+
+
+def _zeros_like(t):
+    from .creation import zeros_like
+    return zeros_like(t)
 
 
 def _distance_grad(xp, diff, d, p):

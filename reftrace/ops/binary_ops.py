@@ -28,6 +28,7 @@ def _atan2(self, other):
 atan2 = op("atan2(Tensor self, Tensor other) -> Tensor", variants=("method", "function"))(_atan2)
 derivatives(atan2, {"self, other": "atan2_backward(grad, self, other, grad_input_mask)"})
 atan2_ = op("atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants=("method",))(inplace(_atan2))
+derivatives(atan2_, atan2.derivatives)  # (the functional's entry, with self as it was)
 
 
 def _logaddexp_arrays(x, y):
@@ -77,6 +78,7 @@ def _hypot(self, other):
 hypot = op("hypot(Tensor self, Tensor other) -> Tensor", variants=("method", "function"))(_hypot)
 derivatives(hypot, {"self": "grad * self / result", "other": "grad * other / result"})
 hypot_ = op("hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants=("method",))(inplace(_hypot))
+derivatives(hypot_, hypot.derivatives)
 
 
 def _no_complex(name):
@@ -117,3 +119,4 @@ def _nextafter(self, other):
 nextafter = op("nextafter(Tensor self, Tensor other) -> Tensor", variants=("method", "function"))(_nextafter)
 derivatives(nextafter, {"self": "where(self != other, grad, 0)", "other": "zeros_like(other)"})
 nextafter_ = op("nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)", variants=("method",))(inplace(_nextafter))
+derivatives(nextafter_, nextafter.derivatives)

@@ -630,7 +630,7 @@ def _check_reduce(reduce, allowed, name):
 
 
 def _scatter_reduce_into(out, dim, index, src, reduce, include_self):
-    from .indexing import _leading_block, _scatter_gather_checks
+    from .indexing import _scatter_gather_checks, _src_block
     _check_reduce(reduce, ("sum", "prod", "mean", "amax", "amin"), "scatter_reduce")
     if src.dtype != out.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -644,7 +644,7 @@ def _scatter_reduce_into(out, dim, index, src, reduce, include_self):
         return out
     coords = list(np.indices(idx.shape, sparse=True))
     coords[dim] = idx.astype(np.int64)
-    values = _leading_block(src._array, idx.shape, dim)
+    values = _src_block(src._array, idx.shape)
     coords = tuple(np.broadcast_arrays(*coords))
     _reduce_at(a, coords, values, reduce, include_self, out.dtype)
     return out

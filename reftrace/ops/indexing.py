@@ -328,6 +328,12 @@ def _leading_block(a, shape, dim):
     return a[tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(shape))]
 
 
+def _src_block(src, shape):
+    """The part of a scatter's ``src`` that an index of ``shape`` reads: src is read at the
+    index's own positions (``self[index[i][j]][j] = src[i][j]``), so in every dim, ``dim`` too."""
+    return src[tuple(slice(0, s) for s in shape)]
+
+
 @op("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
     variants=("method", "function"))
 def gather(self, dim, index, sparse_grad):
@@ -356,7 +362,7 @@ def _scatter_into(out, dim, index, values):
             a[...] = values if np.ndim(values) == 0 else values.reshape(-1)[0]
         return out
     if np.ndim(values):
-        values = _leading_block(values, idx.shape, dim)
+        values = _src_block(values, idx.shape)
     xp_of(out).put_along_axis(_leading_block(a, idx.shape, dim), idx.astype(np.int64), values, axis=dim)
     return out
 

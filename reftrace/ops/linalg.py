@@ -379,6 +379,21 @@ derivatives(addmm, {
     "mat2": "mm_mat2_backward(grad, mat1, mat2.shape, mat2.stride(), mat2.layout, alpha)"})
 
 
+@op("addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)",
+    variants=("method",))
+def addmm_(self, mat1, mat2, beta, alpha):
+    # (what conv_tbc_backward's CompositeImplicit decomposition writes its gradients with)
+    m, p = mat1._array.shape[0] if mat1._array.ndim == 2 else None, \
+        mat2._array.shape[-1] if mat2._array.ndim == 2 else None
+    if m is not None and p is not None and self.shape_tuple != (m, p):
+        raise RuntimeError(f"Bad in-place call: input tensor size [{', '.join(map(str, self.shape_tuple))}] "
+                           f"and output tensor size [{m}, {p}] should match")
+    return write_inplace(self, addmm.kernel(self, mat1, mat2, beta, alpha))
+
+
+derivatives(addmm_, addmm.derivatives)  # (the functional's entry)
+
+
 def _t(w):
     """w.t() as a view (linear needs weight.t(); the shape family owns the public op)."""
     if w._array.ndim > 2:

@@ -11,7 +11,7 @@ from .. import _dtype as D
 from .._tensor import _wrap_dim, xp_of
 from ._pointwise_helpers import write_inplace
 from ._registry import composite, derivatives, op
-from .activation import _like_input, _register_inplace, _smooth, elu, leaky_relu
+from .activation import _like_input, _register_inplace, _smooth, elu, elu_, leaky_relu
 from .reduction import not_implemented
 
 
@@ -153,19 +153,21 @@ def _prelu_composite(self, weight):
 @op("rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, "
     "Generator? generator=None) -> Tensor", nondeterministic=True)
 def rrelu(self, lower, upper, training, generator):
+    return rrelu_with_noise.kernel(self, _rrelu_noise(self, lower, upper), lower, upper, training,
+                                   generator)
+
+
+def _rrelu_noise(self, lower, upper):
+    """RReLU's fresh noise tensor, after its bounds check (Activation.cpp rrelu / rrelu_)."""
     if upper < lower:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    noise = _shaped_like(self, self.shape_tuple)
-    return rrelu_with_noise.kernel(self, noise, lower, upper, training, generator)
+    return _shaped_like(self, self.shape_tuple)
 
 
 @composite(rrelu)
 def _rrelu_composite(self, lower, upper, training, generator):
     # RReLU: rrelu_with_noise on a fresh noise tensor (its grad_fn RreluWithNoiseBackward0)
-    if upper < lower:
-        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    noise = _shaped_like(self, self.shape_tuple)
-    return rrelu_with_noise(self, noise, lower, upper, training, generator)
+    return rrelu_with_noise(self, _rrelu_noise(self, lower, upper), lower, upper, training, generator)
 
 
 @op("rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, "
@@ -269,6 +271,18 @@ mish_ = _register_inplace("mish_(Tensor(a!) self) -> Tensor(a!)", mish)
 selu_ = _register_inplace("selu_(Tensor(a!) self) -> Tensor(a!)", selu, ("function",))
 celu_ = _register_inplace("celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)", celu,
                           ("function",))
+# derivatives.yaml: hardswish_ / hardsigmoid_ / mish_ reuse their functional's entry (self saved
+# as it was before the op); celu_ has its own (CeluBackward1), from the result
+derivatives(hardswish_, hardswish.derivatives)
+derivatives(hardsigmoid_, hardsigmoid.derivatives)
+derivatives(mish_, mish.derivatives)
+derivatives(celu_, {"self": "elu_backward(grad, alpha, 1, 1.0/alpha, True, result)"})
+
+
+@composite(selu_)
+def _selu__composite(self):
+    # Activation.cpp: selu_ is elu_ with SELU's constants (its grad_fn is EluBackward1)
+    return elu_(self, _SELU_ALPHA, _SELU_SCALE, 1)
 
 
 
@@ -276,3 +290,20 @@ celu_ = _register_inplace("celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!
     "bool training=False, Generator? generator=None) -> Tensor(a!)", nondeterministic=True)
 def rrelu_(self, lower, upper, training, generator):
     return write_inplace(self, rrelu.kernel(self, lower, upper, training, generator))
+
+
+@op("rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, "
+    "Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)",
+    variants=(), nondeterministic=True)
+def rrelu_with_noise_(self, noise, lower, upper, training, generator):
+    return write_inplace(self, rrelu_with_noise.kernel(self, noise, lower, upper, training, generator))
+
+
+derivatives(rrelu_with_noise_, {
+    "self": "rrelu_with_noise_backward(grad, result, noise, lower, upper, training, True)"})
+
+
+@composite(rrelu_)
+def _rrelu__composite(self, lower, upper, training, generator):
+    # Activation.cpp: rrelu_ is rrelu_with_noise_ on a fresh noise tensor (RreluWithNoiseBackward1)
+    return rrelu_with_noise_(self, _rrelu_noise(self, lower, upper), lower, upper, training, generator)

@@ -34,10 +34,8 @@ def _dropout(x, p, train, feature, inplace, alpha=False):
         keep = bernoulli_draws(x.device, shape, 1 - p)
         t = x.dtype.np.type
         if alpha:
-            noise = keep.astype(x.dtype.np)
-            alpha_, a = 1.7580993408473766, 1.0 / np.sqrt((1.7580993408473766 ** 2 * p + 1) * (1 - p))
-            b = (noise + t(-1)) * t(alpha_ * a) + t(alpha_ * a * p)
-            result = (x._array * (noise * t(a)) + b).astype(x.dtype.np)
+            noise, b = _alpha_noise(keep.astype(x.dtype.np), p, t)
+            result = (x._array * noise + b).astype(x.dtype.np)
         else:  # the scaled mask is in x's dtype
             result = x._array * (keep.astype(x.dtype.np) / t(1 - p))
     if inplace:
@@ -45,6 +43,14 @@ def _dropout(x, p, train, feature, inplace, alpha=False):
         x._version += 1
         return x
     return _fresh(result, x.dtype, x.device)
+
+
+def _alpha_noise(noise, p, t):
+    """Alpha dropout's (noise * a, b) from the kept mask: kept elements scale by a, dropped ones
+    become b, so that a SELU network's mean and variance are kept."""
+    alpha_, a = 1.7580993408473766, 1.0 / np.sqrt((1.7580993408473766 ** 2 * p + 1) * (1 - p))
+    b = (noise + t(-1)) * t(alpha_ * a) + t(alpha_ * a * p)
+    return noise * t(a), b
 
 
 @op("dropout(Tensor input, float p, bool train) -> Tensor", nondeterministic=True)
@@ -117,6 +123,32 @@ def feature_alpha_dropout_(self, p, train):
     return _dropout(self, p, train, True, True, alpha=True)
 
 
+def _alpha_dropout_composite(x, p, train, feature, inplace):
+    """Dropout.cpp _dropout_impl for alpha dropout as autograd records it: (x * noise).add_(b)
+    (MulBackward0 under AddBackward0), x.mul_(noise).add_(b) in place; p == 1 multiplies by a
+    zero. The noise and b are the kernel's (the same random draws)."""
+    if p == 0 or not train or x.numel() == 0:
+        return x
+    if p == 1:
+        zero = _fresh(xp_of(x).zeros((), dtype=x.dtype.np), x.dtype, x.device)
+        return x.mul_(zero) if inplace else x * zero
+    if feature and x.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = x.shape_tuple[:2] + (1,) * (x.ndim - 2) if feature else x.shape_tuple
+    keep = bernoulli_draws(x.device, shape, 1 - p)
+    noise, b = _alpha_noise(keep.astype(x.dtype.np), p, x.dtype.np.type)
+    noise, b = (_fresh(v, x.dtype, x.device) for v in (noise, b))
+    return (x.mul_(noise) if inplace else x * noise).add_(b)
+
+
+composite(alpha_dropout)(lambda input, p, train: _alpha_dropout_composite(input, p, train, False, False))
+composite(feature_alpha_dropout)(
+    lambda input, p, train: _alpha_dropout_composite(input, p, train, True, False))
+composite(alpha_dropout_)(lambda self, p, train: _alpha_dropout_composite(self, p, train, False, True))
+composite(feature_alpha_dropout_)(
+    lambda self, p, train: _alpha_dropout_composite(self, p, train, True, True))
+
+
 # -- embedding, one_hot ----------------------------------------------------------------------------
 
 @op("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
@@ -159,6 +191,10 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
             w[i] *= w.dtype.type(max_norm / (norm + 1e-7))
     self._version += 1
     return self
+
+
+# derivatives.yaml declares it without a formula: backward raises torch's not_implemented
+derivatives(embedding_renorm_, {"self": "not_implemented('embedding_renorm')", "indices": "non_differentiable"})
 
 
 @op("one_hot(Tensor self, int num_classes=-1) -> Tensor", variants=())

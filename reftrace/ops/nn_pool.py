@@ -419,6 +419,12 @@ def max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
     return _max_pool(self, "max_pool3d", 3, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@composite(max_pool3d)
+def _max_pool3d_composite(self, kernel_size, stride, padding, dilation, ceil_mode):
+    # MaxPooling.cpp max_pool3d: with a gradient, max_pool3d_with_indices's values
+    return max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
 derivatives(max_pool3d_with_indices, {
     "self": "max_pool3d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, "
             "ceil_mode, result1)"}, output_differentiability=[True, False])

@@ -33,6 +33,9 @@ def exponential_(self, lambd, generator):
     return _fill(self, -np.log1p(-u.astype(np.float64)) / lambd)
 
 
+derivatives(exponential_, {"self": "zeros_like(grad)"})
+
+
 @op("affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor")
 def affine_grid_generator(theta, size, align_corners):
     if len(size) not in (4, 5):

@@ -219,6 +219,12 @@ def _register_nearest(name, dims, exact):
 
     scales = ", ".join(s.split()[1].split("=")[0] for s in scale_args.split(", "))
     derivatives(direct, {"self": f"{name}_backward(grad, output_size, self.shape, {scales})"})
+
+    @composite(vec)
+    def _vec_composite(input, output_size, scale_factors):
+        # UpSampleNearest*d.cpp: the .vec overload is CompositeImplicit, the direct one's node
+        size, scales = _output_size(input, output_size, scale_factors, dims)
+        return direct(input, size, *scales)
     return vec, direct
 
 

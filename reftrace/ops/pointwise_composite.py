@@ -7,7 +7,7 @@ from .. import _dtype as D
 from .._promotion import result_type
 from ._iter import broadcast_shapes, like_result, pointwise_result
 from ._pointwise_helpers import as_np
-from ._registry import derivatives, op
+from ._registry import composite, derivatives, op
 from .arithmetic import _pow_scalar, inplace, quiet
 
 _FM = ("function", "method")
@@ -20,6 +20,11 @@ def square(self):
 
 derivatives(square, {"self": "pow_backward(grad, self, 2)"})  # CompositeImplicit: pow's formula
 square_ = op("square_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(square.kernel))
+
+
+@composite(square_)
+def _square__composite(self):
+    return self.pow_(2)  # CompositeImplicit: self.pow_(2), so PowBackward0
 
 
 @quiet
@@ -67,6 +72,7 @@ derivatives(addcmul, {
     "tensor2": "handle_r_to_c(tensor2.dtype, grad * (tensor1 * value).conj())"})
 addcmul_ = op("addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)",
               variants=("method",))(inplace(_addcmul))
+derivatives(addcmul_, addcmul.derivatives)  # (the functional's entry)
 
 
 @quiet
@@ -90,3 +96,4 @@ derivatives(addcdiv, {
     "tensor2": "handle_r_to_c(tensor2.dtype, -grad * (value * tensor1 / (tensor2 * tensor2)).conj())"})
 addcdiv_ = op("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)",
               variants=("method",))(inplace(_addcdiv))
+derivatives(addcdiv_, addcdiv.derivatives)

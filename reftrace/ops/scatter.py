@@ -7,7 +7,7 @@ the other, unbuffered, as torch's sequential CPU kernel does).
 from .._frames import warn_at_caller
 from .._tensor import xp_of
 from ._registry import derivatives, op
-from .indexing import _leading_block, _scatter_gather_checks
+from .indexing import _scatter_gather_checks, _src_block
 from .shape import _dense_copy
 
 _REDUCE_UFUNCS = {"add": "add", "multiply": "multiply"}
@@ -34,7 +34,7 @@ def _accumulate(out, dim, index, values, ufunc):
     coords = list(xp.indices(idx.shape, sparse=True))
     coords[dim] = idx.astype(xp.int64)
     if xp.ndim(values):
-        values = _leading_block(values, idx.shape, dim)
+        values = _src_block(values, idx.shape)
     ufunc.at(a, tuple(coords), values)
     return out
 
@@ -107,3 +107,6 @@ def scatter_add_(self, dim, index, src):
     dim, _ = _scatter_gather_checks(self, dim, index, src._array, op="scatter")
     self._version += 1
     return _accumulate(self, dim, index, src._array, xp_of(self).add)
+
+
+derivatives(scatter_add_, scatter_add.derivatives)  # (the functional's entry)

@@ -12,7 +12,7 @@ from .. import _dtype as D
 from .._frames import warn_at_caller
 from .._tensor import _fresh, _strided
 from ._decomposed import decomposed
-from ._registry import get_packet, op
+from ._registry import composite, get_packet, op
 
 _WARNED = {"window": False, "real": False, "iwindow": False, "ilength": False}
 
@@ -130,13 +130,10 @@ def _istft_repr(self, n_fft, hop, win, window, center, normalized, onesided, len
             f"onesided={opt(onesided)}, length={opt(length)}, return_complex={int(return_complex)}) ")
 
 
-@op("istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, "
-    "Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, "
-    "int? length=None, bool return_complex=False) -> Tensor", variants=("function", "method"))
-def istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
-          return_complex):
-    """SpectralOps.cpp istft: an inverse FFT per frame, times the window, overlap-added and
-    divided by the overlap-added squared window (computed here in float64, rounded once)."""
+def _istft_setup(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+                 return_complex):
+    """istft's defaults, warning and argument checks (SpectralOps.cpp), shared by the kernel and
+    the decomposition autograd records: (hop, win, onesided, the message prefix)."""
     hop = hop_length if hop_length is not None else n_fft >> 2
     win = win_length if win_length is not None else n_fft
     if window is None:
@@ -149,7 +146,7 @@ def istft(self, n_fft, hop_length, win_length, window, center, normalized, onesi
                            "from stft with return_complex=True.")
     where = _istft_repr(self, n_fft, hop, win, window, center, normalized, onesided, length,
                         return_complex)
-    a = np.asarray(self._array, dtype=np.complex128)
+    a = self._array
     if a.size == 0:
         raise RuntimeError(where + ": input tensor cannot be empty.")
     if a.ndim not in (2, 3):
@@ -171,6 +168,20 @@ def istft(self, n_fft, hop_length, win_length, window, center, normalized, onesi
     if window is not None and (window.dim() != 1 or window.shape[0] != win):
         raise RuntimeError(where + ": Invalid window shape. window has to be 1D and length of "
                            "`win_length`")
+    return hop, win, sided, where
+
+
+@op("istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, "
+    "Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, "
+    "int? length=None, bool return_complex=False) -> Tensor", variants=("function", "method"))
+def istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+          return_complex):
+    """SpectralOps.cpp istft: an inverse FFT per frame, times the window, overlap-added and
+    divided by the overlap-added squared window (computed here in float64, rounded once)."""
+    hop, win, sided, where = _istft_setup(self, n_fft, hop_length, win_length, window, center,
+                                          normalized, onesided, length, return_complex)
+    a = np.asarray(self._array, dtype=np.complex128)
+    fft_size, n_frames = a.shape[-2], a.shape[-1]
     w = np.ones(win) if window is None else np.asarray(window._array, dtype=np.complex128
                                                        if window.dtype.is_complex else np.float64)
     left = (n_fft - win) // 2
@@ -207,3 +218,55 @@ def istft(self, n_fft, hop_length, win_length, window, center, normalized, onesi
                    "hop_length settings.")
         y = np.concatenate([y, np.zeros(y.shape[:-1] + (end - total,), y.dtype)], -1)
     return _fresh(np.ascontiguousarray(y).astype(out_dtype.np), out_dtype, self.device)
+
+
+@composite(istft)
+def _istft_composite(self, n_fft, hop_length, win_length, window, center, normalized, onesided,
+                     length, return_complex):
+    # SpectralOps.cpp istft is CompositeImplicit: the inverse FFT of the frames, times the window,
+    # overlap-added by unfold_backward, sliced and divided by the overlap-added squared window
+    hop, win, sided, where = _istft_setup(self, n_fft, hop_length, win_length, window, center,
+                                          normalized, onesided, length, return_complex)
+    aten = get_packet
+    real = D.float64 if self.dtype is D.complex128 else D.float32
+    window_tmp = window if window is not None else aten("ones")([win], dtype=real)
+    if win != n_fft:
+        left = (n_fft - win) // 2
+        window_tmp = aten("constant_pad_nd")(window_tmp, [left, n_fft - win - left], 0)
+    x = aten("view_as_real")(self.resolve_conj())
+    input_dim = x.dim()
+    n_frames = x.shape[-2]
+    if input_dim == 3:
+        x = x.unsqueeze(0)
+    x = aten("view_as_complex")(x.transpose(1, 2))             # (channel, n_frames, fft_size)
+    norm = 1 if normalized else 2                                 # fft_norm_mode by_root_n / by_n
+    if return_complex:
+        if sided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        x = aten("_fft_c2c")(x, [x.dim() - 1], norm, False)
+    else:
+        if window is not None and window.dtype.is_complex:
+            raise RuntimeError("Complex windows are incompatible with return_complex=False")
+        if not sided:
+            x = x.narrow(-1, 0, n_fft // 2 + 1)
+        x = aten("_fft_c2r")(x, [x.dim() - 1], norm, n_fft)
+    total = n_fft + hop * (n_frames - 1)
+    y_tmp = x * window_tmp.view(1, 1, n_fft)
+    y = aten("unfold_backward")(y_tmp, [y_tmp.shape[0], total], 1, n_fft, hop)
+    envelope = aten("unfold_backward")(window_tmp.pow(2).expand(1, n_frames, n_fft), [1, total], 1,
+                                       n_fft, hop)
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else (-(n_fft // 2) if center else total)
+    y = aten("slice").Tensor(y, 1, start, end, 1)
+    envelope = aten("slice").Tensor(envelope, 1, start, end, 1)
+    if (np.abs(envelope._array) < 1e-11).any():
+        raise RuntimeError(where + "window overlap add min: 1\n[ CPUBoolType{} ]")
+    y = y / envelope
+    if input_dim == 3:
+        y = y.squeeze(0)
+    if end > total:
+        _warn_once("ilength", "The length of signal is shorter than the length parameter. Result "
+                   "is being padded with zeros in the tail. Please check your center and "
+                   "hop_length settings.")
+        y = aten("constant_pad_nd")(y, [0, end - total], 0)
+    return y

@@ -47,3 +47,7 @@ derivatives(triu, {"self": "grad.triu(diagonal)"})
 def triu_(self, diagonal):
     _check(self, "triu")
     return write_inplace(self, _triangle(self, diagonal, False))
+
+
+derivatives(tril_, tril.derivatives)  # (the functional's entries)
+derivatives(triu_, triu.derivatives)

@@ -38,6 +38,7 @@ def _float_kernel(fn, kernel_name=None):
 exp2 = op("exp2(Tensor self) -> Tensor", variants=_FM)(_float_kernel(np.exp2))
 derivatives(exp2, {"self": "grad * result.conj() * M_LN2"})
 exp2_ = op("exp2_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(exp2.kernel))
+derivatives(exp2_, exp2.derivatives)  # (the functional's entry; result is self after the op)
 
 def _erf_vectorized_float(x):
     """Vectorized<float>::erf (vec256_float.h), which vml::verf runs for Half (MKL's vsErf serves
@@ -62,10 +63,12 @@ def _erf(x):
 erf = op("erf(Tensor self) -> Tensor", variants=_FM)(_float_kernel(_erf, "erf_vml_cpu"))
 derivatives(erf, {"self": "M_2_SQRTPI * exp(-(self.pow(2))) * grad"})
 erf_ = op("erf_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(erf.kernel))
+derivatives(erf_, erf.derivatives)  # (self as it was before the op)
 
 erfc = op("erfc(Tensor self) -> Tensor", variants=_FM)(_float_kernel(_ERFC, "erfc_vml_cpu"))
 derivatives(erfc, {"self": "-M_2_SQRTPI * exp(-(self.pow(2))) * grad"})
 erfc_ = op("erfc_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(erfc.kernel))
+derivatives(erfc_, erfc.derivatives)
 
 
 def _angle_kernel(name, factor):
@@ -85,9 +88,11 @@ def _angle_kernel(name, factor):
 deg2rad = op("deg2rad(Tensor self) -> Tensor", variants=_FM)(_angle_kernel("deg2rad", math.pi / 180))
 derivatives(deg2rad, {"self": "deg2rad_backward(grad)"})
 deg2rad_ = op("deg2rad_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(deg2rad.kernel))
+derivatives(deg2rad_, deg2rad.derivatives)
 rad2deg = op("rad2deg(Tensor self) -> Tensor", variants=_FM)(_angle_kernel("rad2deg", 180 / math.pi))
 derivatives(rad2deg, {"self": "rad2deg_backward(grad)"})
 rad2deg_ = op("rad2deg_(Tensor(a!) self) -> Tensor(a!)", variants=_FM)(inplace(rad2deg.kernel))
+derivatives(rad2deg_, rad2deg.derivatives)
 
 
 def _bool_predicate(name, fn, complex_error):
