@@ -37,8 +37,18 @@ _MODES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
 # -- the numerical kernel: one loop for every mode, dense or packed ------------------------------
 
+# The transcendental functions as reftrace's sigmoid/tanh ops compute them (pointwise_math: in
+# float64 for a float32 input, then rounded), so the kernel gives the decomposition's bits: a
+# result does not depend on whether a gradient was recorded (as in torch).
+_WIDER = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}
+
+
 def _sigmoid(x):
-    return 1 / (1 + np.exp(-x))
+    return (1 / (1 + np.exp(-x.astype(_WIDER.get(x.dtype, x.dtype))))).astype(x.dtype)
+
+
+def _tanh(x):
+    return np.tanh(x.astype(_WIDER.get(x.dtype, x.dtype))).astype(x.dtype)
 
 
 def _step(mode, gates_x, h, c, w_hh, b_hh, w_hr):
@@ -53,7 +63,7 @@ def _step(mode, gates_x, h, c, w_hh, b_hh, w_hr):
         rz = _sigmoid(rz)
         new = g[:, 2 * n:] * rz[:, :n]
         new += gates_x[:, 2 * n:]
-        new = np.tanh(new)
+        new = _tanh(new)
         hy = h - new
         hy *= rz[:, n:]
         hy += new
@@ -63,12 +73,12 @@ def _step(mode, gates_x, h, c, w_hh, b_hh, w_hr):
         n = c.shape[1]
         sig = _sigmoid(g)  # i, f and o (the g gate's lanes are not used)
         cy = sig[:, n:2 * n] * c
-        cy += sig[:, :n] * np.tanh(g[:, 2 * n:3 * n])
-        hy = sig[:, 3 * n:] * np.tanh(cy)
+        cy += sig[:, :n] * _tanh(g[:, 2 * n:3 * n])
+        hy = sig[:, 3 * n:] * _tanh(cy)
         if w_hr is not None:
             hy = hy @ w_hr.T
         return hy, cy
-    return (np.tanh(g) if mode == "rnn_tanh" else np.maximum(g, 0)), None
+    return (_tanh(g) if mode == "rnn_tanh" else np.maximum(g, 0)), None
 
 
 def _layer(mode, x, sizes, h0, c0, params, reverse):
