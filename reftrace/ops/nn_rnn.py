@@ -20,10 +20,9 @@ leave the hidden state as the batch shrinks, and the reverse direction starts fr
 Derivatives: aten::lstm/gru/rnn_* and the cells have no derivatives.yaml entry: on CPU they are
 CompositeImplicitAutograd, so autograd differentiates through the decomposition: each
 ``.input``/``.data`` overload has ``rnn_decomposition`` (written with public, recorded ops) as its
-``composite``, which autograd runs instead of the fast kernel when a gradient is needed. (torch
-sends a float32 LSTM without projections to oneDNN instead, recording one MkldnnRnnLayerBackward0
-per layer and direction; reftrace records the generic decomposition there too: same gradients,
-other node names.)
+``composite``, which autograd runs instead of the fast kernel when a gradient is needed. A dense
+float32 LSTM without projections goes to oneDNN's layer op instead, as in torch
+(nn_rnn_onednn.py: one MkldnnRnnLayerBackward0 per layer and direction).
 """
 import numpy as np
 
@@ -31,6 +30,7 @@ from .. import _dtype as D
 from .._tensor import _fresh, _view_of
 from ._registry import composite, derivatives, get_packet, op
 from .nn_misc import _dropout
+from .nn_rnn_onednn import mkldnn_lstm, uses_onednn
 
 _MODES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
@@ -503,6 +503,10 @@ def _register_composites(name, dense, packed):
             raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
         if input.shape[1 if batch_first else 0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        per = len(params) // (num_layers * (2 if bidirectional else 1))
+        if name == "lstm" and uses_onednn(input, params, per):
+            return mkldnn_lstm(input, hx, params, has_biases, num_layers, dropout, train,
+                               bidirectional, batch_first)
         x = input.transpose(0, 1) if batch_first else input
         result = rnn_decomposition(name, x, None, hx, params, has_biases, num_layers, dropout,
                                    train, bidirectional)
