@@ -204,14 +204,20 @@ def _dense(name, input, hx_list, params, has_biases, num_layers, dropout, train,
     return tuple(results)
 
 
-def _packed(name, data, batch_sizes, hx_list, params, has_biases, num_layers, dropout, train,
-            bidirectional):
-    _check_input(name, data, hx_list, params)
+def _packed_sizes(batch_sizes):
+    """The packed input's batch size per time step, checked as RNN.cpp does."""
     if batch_sizes.dtype != D.int64 or batch_sizes._array.ndim != 1:
         raise RuntimeError("batch_sizes must be a 1D CPU int64 tensor")
     sizes = [int(s) for s in batch_sizes._array]
     if not sizes:
         raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+    return sizes
+
+
+def _packed(name, data, batch_sizes, hx_list, params, has_biases, num_layers, dropout, train,
+            bidirectional):
+    _check_input(name, data, hx_list, params)
+    sizes = _packed_sizes(batch_sizes)
     h0 = hx_list[0]._array
     c0 = hx_list[1]._array if len(hx_list) > 1 else None
     out, h_n, c_n = _run(name, data, data._array, sizes, (h0, c0), params, has_biases, num_layers,
@@ -520,12 +526,7 @@ def _register_composites(name, dense, packed):
         hx_list = _hx_pair(hx) if name == "lstm" else [hx]
         _check_params(name, params, has_biases, num_layers, 2 if bidirectional else 1)
         _check_input(name, data, hx_list, params)
-        if batch_sizes.dtype != D.int64 or batch_sizes._array.ndim != 1:
-            raise RuntimeError("batch_sizes must be a 1D CPU int64 tensor")
-        sizes = [int(s) for s in batch_sizes._array]
-        if not sizes:
-            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
-        return rnn_decomposition(name, data, sizes, hx, params, has_biases, num_layers, dropout,
+        return rnn_decomposition(name, data, _packed_sizes(batch_sizes), hx, params, has_biases, num_layers, dropout,
                                  train, bidirectional)
 
 
