@@ -43,27 +43,30 @@ _MODES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 _WIDER = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}
 
 
-def _sigmoid(x):
-    return (1 / (1 + np.exp(-x.astype(_WIDER.get(x.dtype, x.dtype))))).astype(x.dtype)
-
-
-def _tanh(x):
-    return np.tanh(x.astype(_WIDER.get(x.dtype, x.dtype))).astype(x.dtype)
+def _sigmoid_(y):
+    """1 / (1 + exp(-y)) in place on a (wide) array of the step's own."""
+    np.negative(y, out=y)
+    np.exp(y, out=y)
+    y += 1
+    return np.divide(1, y, out=y)
 
 
 def _step(mode, gates_x, h, c, w_hh, b_hh, w_hr):
     """One time step of one direction: gates_x is the precomputed input projection (with b_ih).
-    Few NumPy calls per step (in place where the arithmetic allows): this loop is the op's cost."""
+    Few NumPy calls per step (in place where the arithmetic allows): this loop is the op's cost.
+    sigmoid and tanh are computed in the wide type and rounded (see _WIDER); the products and
+    sums in the tensor's own type, each rounded as the decomposition's ops round it."""
+    dt = h.dtype
+    wide = _WIDER.get(dt, dt)
     g = h @ w_hh.T
     if b_hh is not None:
         g += b_hh
     if mode == "gru":
         n = h.shape[1]
-        rz = g[:, :2 * n] + gates_x[:, :2 * n]
-        rz = _sigmoid(rz)
+        rz = _sigmoid_((g[:, :2 * n] + gates_x[:, :2 * n]).astype(wide)).astype(dt, copy=False)
         new = g[:, 2 * n:] * rz[:, :n]
         new += gates_x[:, 2 * n:]
-        new = _tanh(new)
+        new = np.tanh(new.astype(wide)).astype(dt, copy=False)
         hy = h - new
         hy *= rz[:, n:]
         hy += new
@@ -71,14 +74,18 @@ def _step(mode, gates_x, h, c, w_hh, b_hh, w_hr):
     g += gates_x
     if mode == "lstm":
         n = c.shape[1]
-        sig = _sigmoid(g)  # i, f and o (the g gate's lanes are not used)
+        w = g.astype(wide)  # a copy in any case: sigmoid runs in place on it
+        tanh_g = np.tanh(w[:, 2 * n:3 * n]).astype(dt, copy=False)
+        sig = _sigmoid_(w).astype(dt, copy=False)  # i, f and o (the g gate's lanes are not used)
         cy = sig[:, n:2 * n] * c
-        cy += sig[:, :n] * _tanh(g[:, 2 * n:3 * n])
-        hy = sig[:, 3 * n:] * _tanh(cy)
+        cy += sig[:, :n] * tanh_g
+        hy = sig[:, 3 * n:] * np.tanh(cy.astype(wide)).astype(dt, copy=False)
         if w_hr is not None:
             hy = hy @ w_hr.T
         return hy, cy
-    return (_tanh(g) if mode == "rnn_tanh" else np.maximum(g, 0)), None
+    if mode == "rnn_tanh":
+        return np.tanh(g.astype(wide)).astype(dt, copy=False), None
+    return np.maximum(g, 0), None
 
 
 def _layer(mode, x, sizes, h0, c0, params, reverse):
