@@ -9,6 +9,7 @@ reftrace.jit.trace and the trace's gradients compared with torch's eager ones.
 """
 import os
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -80,23 +81,43 @@ def _inputs(shape, seed=0):
     return torch.from_numpy(x.copy()).requires_grad_(), reftrace.from_numpy(x.copy()).requires_grad_()
 
 
+def _as_tuple(v):
+    return v if isinstance(v, tuple) else (v,)
+
+
 def _compare(t_model, r_model, t_x, r_x, rtol=1e-5, atol=1e-5):
-    t_out, r_out = t_model(t_x), r_model(r_x)
-    np.testing.assert_allclose(r_out.detach().numpy(), t_out.detach().numpy(), rtol=rtol, atol=atol)
-    weights = np.random.default_rng(1).standard_normal(tuple(t_out.shape)).astype(np.float32)
-    (t_out * torch.from_numpy(weights)).sum().backward()
-    (r_out * reftrace.from_numpy(weights)).sum().backward()
-    np.testing.assert_allclose(r_x.grad.numpy(), t_x.grad.numpy(), rtol=rtol, atol=atol,
-                               err_msg="input gradient")
-    t_params = dict(t_model.named_parameters())
-    for name, p in r_model.named_parameters():
+    """Run both models on their inputs (one tensor or a tuple), back-propagate the same weighted
+    sum of every floating output, compare outputs, the floating inputs' gradients, every
+    parameter's gradient and every buffer."""
+    t_xs, r_xs = _as_tuple(t_x), _as_tuple(r_x)
+    t_outs, r_outs = _as_tuple(t_model(*t_xs)), _as_tuple(r_model(*r_xs))
+    t_loss, r_loss = 0, 0
+    for k, (t_out, r_out) in enumerate(zip(t_outs, r_outs)):
+        np.testing.assert_allclose(r_out.detach().numpy(), t_out.detach().numpy(), rtol=rtol,
+                                   atol=atol, err_msg=f"output {k}")
+        if t_out.is_floating_point():
+            weights = np.random.default_rng(1 + k).standard_normal(tuple(t_out.shape))
+            weights = weights.astype(np.float32)
+            t_loss = t_loss + (t_out * torch.from_numpy(weights)).sum()
+            r_loss = r_loss + (r_out * reftrace.from_numpy(weights)).sum()
+    t_loss.backward()
+    r_loss.backward()
+    for k, (t, r) in enumerate(zip(t_xs, r_xs)):
+        if t.requires_grad:
+            np.testing.assert_allclose(r.grad.numpy(), t.grad.numpy(), rtol=rtol, atol=atol,
+                                       err_msg=f"input {k} gradient")
+    t_params = dict(t_model.named_parameters()) if isinstance(t_model, torch.nn.Module) else {}
+    r_params = dict(r_model.named_parameters()) if hasattr(r_model, "named_parameters") else {}
+    assert sorted(r_params) == sorted(t_params)
+    for name, p in r_params.items():
         assert p.grad is not None, f"{name} has no gradient"
         np.testing.assert_allclose(p.grad.numpy(), t_params[name].grad.numpy(), rtol=rtol,
                                    atol=atol, err_msg=name)
-    t_buffers = dict(t_model.named_buffers())
-    for name, b in r_model.named_buffers():
-        np.testing.assert_allclose(b.numpy(), t_buffers[name].numpy(), rtol=rtol, atol=atol,
-                                   err_msg=name)
+    if t_params:
+        t_buffers = dict(t_model.named_buffers())
+        for name, b in r_model.named_buffers():
+            np.testing.assert_allclose(b.numpy(), t_buffers[name].numpy(), rtol=rtol, atol=atol,
+                                       err_msg=name)
 
 
 MODELS = {
@@ -121,17 +142,44 @@ def test_model_gradients_match_torch(name, traced):
     _compare(t_model, r_model, t_x, r_x)
 
 
-@pytest.mark.parametrize("name", ["mlp", "lenet", "attention"])
+# Every model file in examples/ (programs.py holds the conformance runner's programs, not a
+# model): its ``model`` on its EXAMPLE_INPUTS' values, floating inputs requiring grad; integer
+# inputs (token ids, masks) are passed as they are. control_flow's ``model`` and ``loop`` are
+# functions: only the input's gradient is compared.
+EXAMPLES_WITH_MODELS = sorted(f[:-3] for f in os.listdir(EXAMPLES)
+                              if f.endswith(".py") and f != "programs.py")
+
+
+def _example_inputs(values):
+    """EXAMPLE_INPUTS (reftrace tensors) -> the same values as a torch and a reftrace tuple."""
+    t_xs, r_xs = [], []
+    for v in _as_tuple(values):
+        a = v.numpy().copy()
+        t, r = torch.from_numpy(a.copy()), reftrace.from_numpy(a.copy())
+        if v.is_floating_point():
+            t.requires_grad_(), r.requires_grad_()
+        t_xs.append(t)
+        r_xs.append(r)
+    return tuple(t_xs), tuple(r_xs)
+
+
+@pytest.mark.parametrize("name", EXAMPLES_WITH_MODELS + ["control_flow:loop"])
 @pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
 def test_example_gradients_match_torch(name, traced):
+    name, _, attr = name.partition(":")
     torch.manual_seed(0)
+    reftrace.manual_seed(0)
     t_mod, r_mod = _example(name, torch), _example(name, reftrace)
-    t_model, r_model = t_mod.model, r_mod.model
-    _copy_state(t_model, r_model)
-    shape = tuple(r_mod.EXAMPLE_INPUTS.shape)
-    t_x, r_x = _inputs(shape)
-    if traced:
-        traced_model = reftrace.jit.trace(r_model, r_x.detach(), check_trace=False)
+    t_model, r_model = getattr(t_mod, attr or "model"), getattr(r_mod, attr or "model")
+    if isinstance(t_model, torch.nn.Module):
         _copy_state(t_model, r_model)
+    t_x, r_x = _example_inputs(getattr(r_mod, f"{attr}_inputs" if attr else "EXAMPLE_INPUTS"))
+    if traced:
+        with warnings.catch_warnings():  # control_flow: the TracerWarning is the example's point
+            warnings.simplefilter("ignore")
+            traced_model = reftrace.jit.trace(r_model, tuple(x.detach() for x in r_x),
+                                              check_trace=False)
+        if isinstance(t_model, torch.nn.Module):
+            _copy_state(t_model, r_model)
         r_model = traced_model
     _compare(t_model, r_model, t_x, r_x)

@@ -60,9 +60,15 @@ derivatives(slice_backward, {"grad_output": "grad.slice(dim, start, end, step)"}
 @op("_unsafe_view(Tensor self, SymInt[] size) -> Tensor")
 def _unsafe_view(self, size):
     from .shape import view
-    return view.kernel(self, size) if self.is_contiguous() else \
-        _fresh(np.ascontiguousarray(self._array).reshape(_infer(size, self._array.size)),
-               self.dtype, self.device)
+    if not self.is_contiguous():
+        return _fresh(np.ascontiguousarray(self._array).reshape(_infer(size, self._array.size)),
+                      self.dtype, self.device)
+    # shares self's storage but is no view for autograd ("unsafe"): an in-place op on it (linear's
+    # output.add_(bias) after matmul) records AddBackward0, not CopySlices; own version counter
+    out = view.kernel(self, size)
+    out._view_meta = False
+    out._vc = [0]
+    return out
 
 
 def _infer(size, numel):

@@ -18,39 +18,55 @@ A packed input is the same loop with a batch size per step (PackedLayer): finish
 leave the hidden state as the batch shrinks, and the reverse direction starts from the shortest.
 
 Derivatives: aten::lstm/gru/rnn_* and the cells have no derivatives.yaml entry: on CPU they are
-CompositeImplicitAutograd, so autograd differentiates through the decomposition. ``COMPOSITES``
-maps each of them to its decomposition written with public (recorded, differentiable) ops: the
-autograd engine runs that instead of the fast kernel when a gradient is needed.
+CompositeImplicitAutograd, so autograd differentiates through the decomposition: each
+``.input``/``.data`` overload has ``rnn_decomposition`` (written with public, recorded ops) as its
+``composite``, which autograd runs instead of the fast kernel when a gradient is needed. A dense
+float32 LSTM without projections goes to oneDNN's layer op instead, as in torch
+(nn_rnn_onednn.py: one MkldnnRnnLayerBackward0 per layer and direction).
 """
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _fresh, _view_of
-from ._registry import derivatives, get_packet, op
+from ._registry import composite, derivatives, get_packet, op
 from .nn_misc import _dropout
+from .nn_rnn_onednn import mkldnn_lstm, uses_onednn
 
 _MODES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
 
 # -- the numerical kernel: one loop for every mode, dense or packed ------------------------------
 
-def _sigmoid(x):
-    return 1 / (1 + np.exp(-x))
+# The transcendental functions as reftrace's sigmoid/tanh ops compute them (pointwise_math: in
+# float64 for a float32 input, then rounded), so the kernel gives the decomposition's bits: a
+# result does not depend on whether a gradient was recorded (as in torch).
+_WIDER = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}
+
+
+def _sigmoid_(y):
+    """1 / (1 + exp(-y)) in place on a (wide) array of the step's own."""
+    np.negative(y, out=y)
+    np.exp(y, out=y)
+    y += 1
+    return np.divide(1, y, out=y)
 
 
 def _step(mode, gates_x, h, c, w_hh, b_hh, w_hr):
     """One time step of one direction: gates_x is the precomputed input projection (with b_ih).
-    Few NumPy calls per step (in place where the arithmetic allows): this loop is the op's cost."""
+    Few NumPy calls per step (in place where the arithmetic allows): this loop is the op's cost.
+    sigmoid and tanh are computed in the wide type and rounded (see _WIDER); the products and
+    sums in the tensor's own type, each rounded as the decomposition's ops round it."""
+    dt = h.dtype
+    wide = _WIDER.get(dt, dt)
     g = h @ w_hh.T
     if b_hh is not None:
         g += b_hh
     if mode == "gru":
         n = h.shape[1]
-        rz = g[:, :2 * n] + gates_x[:, :2 * n]
-        rz = _sigmoid(rz)
+        rz = _sigmoid_((g[:, :2 * n] + gates_x[:, :2 * n]).astype(wide)).astype(dt, copy=False)
         new = g[:, 2 * n:] * rz[:, :n]
         new += gates_x[:, 2 * n:]
-        new = np.tanh(new)
+        new = np.tanh(new.astype(wide)).astype(dt, copy=False)
         hy = h - new
         hy *= rz[:, n:]
         hy += new
@@ -58,14 +74,18 @@ def _step(mode, gates_x, h, c, w_hh, b_hh, w_hr):
     g += gates_x
     if mode == "lstm":
         n = c.shape[1]
-        sig = _sigmoid(g)  # i, f and o (the g gate's lanes are not used)
+        w = g.astype(wide)  # a copy in any case: sigmoid runs in place on it
+        tanh_g = np.tanh(w[:, 2 * n:3 * n]).astype(dt, copy=False)
+        sig = _sigmoid_(w).astype(dt, copy=False)  # i, f and o (the g gate's lanes are not used)
         cy = sig[:, n:2 * n] * c
-        cy += sig[:, :n] * np.tanh(g[:, 2 * n:3 * n])
-        hy = sig[:, 3 * n:] * np.tanh(cy)
+        cy += sig[:, :n] * tanh_g
+        hy = sig[:, 3 * n:] * np.tanh(cy.astype(wide)).astype(dt, copy=False)
         if w_hr is not None:
             hy = hy @ w_hr.T
         return hy, cy
-    return (np.tanh(g) if mode == "rnn_tanh" else np.maximum(g, 0)), None
+    if mode == "rnn_tanh":
+        return np.tanh(g.astype(wide)).astype(dt, copy=False), None
+    return np.maximum(g, 0), None
 
 
 def _layer(mode, x, sizes, h0, c0, params, reverse):
@@ -191,14 +211,20 @@ def _dense(name, input, hx_list, params, has_biases, num_layers, dropout, train,
     return tuple(results)
 
 
-def _packed(name, data, batch_sizes, hx_list, params, has_biases, num_layers, dropout, train,
-            bidirectional):
-    _check_input(name, data, hx_list, params)
+def _packed_sizes(batch_sizes):
+    """The packed input's batch size per time step, checked as RNN.cpp does."""
     if batch_sizes.dtype != D.int64 or batch_sizes._array.ndim != 1:
         raise RuntimeError("batch_sizes must be a 1D CPU int64 tensor")
     sizes = [int(s) for s in batch_sizes._array]
     if not sizes:
         raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+    return sizes
+
+
+def _packed(name, data, batch_sizes, hx_list, params, has_biases, num_layers, dropout, train,
+            bidirectional):
+    _check_input(name, data, hx_list, params)
+    sizes = _packed_sizes(batch_sizes)
     h0 = hx_list[0]._array
     c0 = hx_list[1]._array if len(hx_list) > 1 else None
     out, h_n, c_n = _run(name, data, data._array, sizes, (h0, c0), params, has_biases, num_layers,
@@ -366,60 +392,155 @@ rnn_tanh_cell = _simple_cell("tanh")
 rnn_relu_cell = _simple_cell("relu")
 
 
-def rnn_decomposition(name, input, hx, params, has_biases, num_layers, dropout, train,
-                      bidirectional, batch_first):
-    """aten::lstm/gru/rnn_tanh/rnn_relu ``.input`` written with public (recorded, differentiable)
-    ops, as RNN.cpp's CPU path runs it: per layer and direction, the input projection of the whole
-    sequence (FullLayer's pre_compute_input), one cell step per time step (backwards for the
-    reverse direction), the outputs stacked, the two directions concatenated, dropout between
-    layers when training. Same results as the kernel; this is what autograd differentiates."""
+def _cell(F, name, p, per, has_biases):
+    """RNN.cpp's cell_ for one (layer, direction): hidden -> next hidden, given a precomputed input
+    projection row (pre_compute_input). LSTM hiddens are (h, c) pairs."""
+    w_hh = p[1]
+    b_hh = p[3] if has_biases else None
+    if name == "lstm":
+        w_hr = p[-1] if per in (3, 5) else None
+        return lambda x, hid: _lstm_step(F, lambda: x, hid[0], hid[1], w_hh, b_hh, w_hr)
+    if name == "gru":
+        return lambda x, h: _gru_step(F, lambda: x, h, w_hh, b_hh)
+    return lambda x, h: _simple_step(F, lambda: x, h, w_hh, b_hh, name[4:])
+
+
+def _as_output(hidden):
+    return hidden[0] if isinstance(hidden, tuple) else hidden  # hidden_as_output
+
+
+def _slice(hidden, start, end):  # hidden_slice: narrow(0, start, end - start) of each state
+    if isinstance(hidden, tuple):
+        return tuple(_slice(h, start, end) for h in hidden)
+    return hidden.narrow(0, start, end - start)
+
+
+def _concat(F, hiddens):  # hidden_concat: at::cat of each state
+    if isinstance(hiddens[0], tuple):
+        return tuple(F["cat"](list(parts), 0) for parts in zip(*hiddens))
+    return F["cat"](hiddens, 0)
+
+
+def _full_layer(F, cell, inputs_w, hidden, reverse):
+    """FullLayer / ReversedFullLayer (CPU): one cell step per row of the unbound projection, the
+    outputs stacked in time order."""
+    rows = inputs_w.unbind(0)
+    outs = []
+    for x in (reversed(rows) if reverse else rows):
+        hidden = cell(x, hidden)
+        outs.append(_as_output(hidden))
+    if reverse:
+        outs.reverse()
+    return F["stack"](outs, 0), hidden
+
+
+def _packed_layer(F, cell, inputs_w, sizes, hidden, reverse):
+    """PackedLayer / ReversedPackedLayer: the batch narrows per step; finished sequences' states
+    are sliced off (forward) or joined from the initial state (reverse)."""
+    outs = []
+    if not reverse:
+        offset, last, done = 0, sizes[0], []
+        for bs in sizes:
+            step = inputs_w.narrow(0, offset, bs)
+            offset += bs
+            if last - bs > 0:
+                done.append(_slice(hidden, bs, last))
+                hidden = _slice(hidden, 0, bs)
+            last = bs
+            hidden = cell(step, hidden)
+            outs.append(_as_output(hidden))
+        done.append(hidden)
+        done.reverse()
+        return F["cat"](outs, 0), _concat(F, done)
+    offset, last = inputs_w.shape[0], sizes[-1]
+    initial, hidden = hidden, _slice(hidden, 0, sizes[-1])
+    for bs in reversed(sizes):
+        if bs - last > 0:
+            hidden = _concat(F, [hidden, _slice(initial, last, bs)])
+        step = inputs_w.narrow(0, offset - bs, bs)
+        offset -= bs
+        last = bs
+        hidden = cell(step, hidden)
+        outs.append(_as_output(hidden))
+    outs.reverse()
+    return F["cat"](outs, 0), hidden
+
+
+def rnn_decomposition(name, input, sizes, hx, params, has_biases, num_layers, dropout, train,
+                      bidirectional):
+    """aten::lstm/gru/rnn_tanh/rnn_relu written with public (recorded, differentiable) ops, as
+    RNN.cpp's CPU path (_rnn_impl / apply_layer_stack) runs it: the initial states unbound per
+    layer and direction; per layer and direction the input projection of the whole sequence
+    (pre_compute_input), one cell step per time step; the two directions concatenated, dropout
+    between layers when training; the final states stacked. ``input`` is time-major; ``sizes``
+    is None for a dense input, else the packed batch sizes (then ``input`` is the packed rows)."""
     F = _ops()
-    if batch_first:
-        input = input.transpose(0, 1)
     directions = 2 if bidirectional else 1
     per = len(params) // (num_layers * directions)
-    lstm = name == "lstm"
-    h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
-    layer_input, hs, cs = input, [], []
+    if name == "lstm":
+        hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
+    else:
+        hiddens = list(hx.unbind(0))
+    layer_input, finals = input, []
     for layer in range(num_layers):
         outs = []
         for d in range(directions):
             k = layer * directions + d
             p = params[k * per:(k + 1) * per]
-            w_hh = p[1]
-            b_ih, b_hh = (p[2], p[3]) if has_biases else (None, None)
-            rows = F["linear"](layer_input, p[0], b_ih).unbind(0)
-            h, c = h0[k], (c0[k] if lstm else None)
-            out = [None] * len(rows)
-            for t in (reversed(range(len(rows))) if d == 1 else range(len(rows))):
-                x_gates = (lambda r=rows[t]: r)
-                if lstm:
-                    h, c = _lstm_step(F, x_gates, h, c, w_hh, b_hh, p[-1] if per in (3, 5) else None)
-                elif name == "gru":
-                    h = _gru_step(F, x_gates, h, w_hh, b_hh)
-                else:
-                    h = _simple_step(F, x_gates, h, w_hh, b_hh, name[4:])
-                out[t] = h
-            outs.append(F["stack"](out, 0))
-            hs.append(h)
-            cs.append(c)
-        layer_input = outs[0] if directions == 1 else F["cat"](outs, -1)
+            cell = _cell(F, name, p, per, has_biases)
+            inputs_w = F["linear"](layer_input, p[0], p[2] if has_biases else None)
+            if sizes is None:
+                out, final = _full_layer(F, cell, inputs_w, hiddens[k], d == 1)
+            else:
+                out, final = _packed_layer(F, cell, inputs_w, sizes, hiddens[k], d == 1)
+            outs.append(out)
+            finals.append(final)
+        layer_input = outs[0] if directions == 1 else F["cat"](outs, outs[0].dim() - 1)
         if dropout != 0 and train and layer < num_layers - 1:
             layer_input = F["dropout"](layer_input, dropout, True)
-    output = layer_input.transpose(0, 1) if batch_first else layer_input
-    if lstm:
-        return output, F["stack"](hs, 0), F["stack"](cs, 0)
-    return output, F["stack"](hs, 0)
+    if name == "lstm":
+        return (layer_input, F["stack"]([h for h, _ in finals], 0),
+                F["stack"]([c for _, c in finals], 0))
+    return layer_input, F["stack"](finals, 0)
 
 
-# CompositeImplicitAutograd on CPU (no derivatives.yaml entries): autograd differentiates the
-# decompositions above. The cells are only ever run as their decomposition; the whole-sequence
-# ops map to rnn_decomposition (dense input; a packed input decomposes the same way with the
-# batch narrowing per step of PackedLayer, not written out here).
-COMPOSITES = {"aten::lstm.input": lambda *a: rnn_decomposition("lstm", *a),
-              "aten::gru.input": lambda *a: rnn_decomposition("gru", *a),
-              "aten::rnn_tanh.input": lambda *a: rnn_decomposition("rnn_tanh", *a),
-              "aten::rnn_relu.input": lambda *a: rnn_decomposition("rnn_relu", *a)}
+def _register_composites(name, dense, packed):
+    """aten::<name>.input/.data are CompositeImplicitAutograd on CPU (no derivatives.yaml entry):
+    autograd records rnn_decomposition's ops. The argument checks are the kernel's."""
+    @composite(dense)
+    def _(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        hx_list = _hx_pair(hx) if name == "lstm" else [hx]
+        _check_params(name, params, has_biases, num_layers, 2 if bidirectional else 1)
+        _check_input(name, input, hx_list, params)
+        if input.dim() != 3:
+            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        if input.shape[1 if batch_first else 0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        per = len(params) // (num_layers * (2 if bidirectional else 1))
+        if name == "lstm" and uses_onednn(input, params, per):
+            return mkldnn_lstm(input, hx, params, has_biases, num_layers, dropout, train,
+                               bidirectional, batch_first)
+        x = input.transpose(0, 1) if batch_first else input
+        result = rnn_decomposition(name, x, None, hx, params, has_biases, num_layers, dropout,
+                                   train, bidirectional)
+        if batch_first:  # _lstm_impl transposes a copy; gru_input / rnn_*_input transpose_ in place
+            out = result[0].transpose(0, 1) if name == "lstm" else result[0].transpose_(0, 1)
+            return (out,) + tuple(result[1:])
+        return result
+
+    @composite(packed)
+    def _(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+        hx_list = _hx_pair(hx) if name == "lstm" else [hx]
+        _check_params(name, params, has_biases, num_layers, 2 if bidirectional else 1)
+        _check_input(name, data, hx_list, params)
+        return rnn_decomposition(name, data, _packed_sizes(batch_sizes), hx, params, has_biases, num_layers, dropout,
+                                 train, bidirectional)
+
+
+_register_composites("lstm", lstm_input, lstm_data)
+_register_composites("gru", gru_input, gru_data)
+_register_composites("rnn_tanh", rnn_tanh_input, rnn_tanh_data)
+_register_composites("rnn_relu", rnn_relu_input, rnn_relu_data)
 
 
 # -- packed sequences (PackedSequence.cpp) ---------------------------------------------------------
@@ -474,7 +595,31 @@ def _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_le
     return padded, _fresh(lengths, D.int64, batch_sizes.device)
 
 
-# (no derivatives.yaml entry: CompositeImplicitAutograd in torch, differentiated through its copies)
+@composite(_pad_packed_sequence)
+def _(data, batch_sizes, batch_first, padding_value, total_length):
+    """PackedSequence.cpp's _pad_packed_sequence (CompositeImplicitAutograd, no yaml entry): a
+    full() output, each run of equal batch sizes copied in as one view (CopySlices nodes)."""
+    if batch_sizes.dtype != D.int64 or batch_sizes._array.ndim != 1:
+        raise RuntimeError("batch_sizes must be a 1D CPU int64 tensor")
+    sizes = [int(v) for v in batch_sizes._array]
+    steps = len(sizes)
+    if total_length > 0 and total_length < steps:
+        raise RuntimeError(f"Expected total_length to be at least {steps}, but got {total_length}")
+    output = get_packet("full")([max(total_length, steps), sizes[0]] + list(data.shape[1:]),
+                                padding_value, dtype=data.dtype, device=data.device)
+    offset, prev_bs, prev_i = 0, sizes[0], 0
+    for i in range(steps + 1):
+        bs = sizes[i] if i != steps else 0
+        if bs != prev_bs:
+            n = prev_bs * (i - prev_i)
+            tmp = data[offset:offset + n].view([i - prev_i, prev_bs] + list(data.shape[1:]))
+            output[prev_i:i, :prev_bs].copy_(tmp)
+            offset += n
+            prev_i = i
+        prev_bs = bs
+    lengths = _pad_packed_sequence.kernel(data.detach(), batch_sizes, False, padding_value,
+                                          total_length)[1]
+    return (output.transpose(0, 1) if batch_first else output), lengths
 
 
 @op("pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0., "
@@ -497,4 +642,26 @@ def pad_sequence(sequences, batch_first, padding_value, padding_side):
     if not batch_first:
         out = np.ascontiguousarray(out.swapaxes(0, 1))
     return _fresh(out, first.dtype, first.device)
-# (CompositeImplicitAutograd in torch: differentiated through its copies; no yaml entry)
+
+
+@composite(pad_sequence)
+def _(sequences, batch_first, padding_value, padding_side):
+    """PackedSequence.cpp's pad_sequence (CompositeImplicitAutograd, no yaml entry): a full()
+    output, each sequence copied into its slot (CopySlices nodes)."""
+    if not sequences:
+        raise RuntimeError("received an empty list of sequences")
+    if padding_side not in ("left", "right"):
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+    first = sequences[0]
+    longest = max(s.shape[0] for s in sequences)
+    dims = [len(sequences), longest] if batch_first else [longest, len(sequences)]
+    out = get_packet("full")(dims + list(first.shape[1:]), padding_value, dtype=first.dtype,
+                             device=first.device)
+    for i, seq in enumerate(sequences):
+        n = seq.shape[0]
+        start = longest - n if padding_side == "left" else 0
+        if batch_first:
+            out.select(0, i).narrow(0, start, n).copy_(seq)
+        else:
+            out.narrow(0, start, n).select(1, i).copy_(seq)
+    return out
