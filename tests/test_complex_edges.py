@@ -12,12 +12,6 @@ torch = pytest.importorskip("torch", exc_type=ImportError)
 from oracle import check  # noqa: E402
 
 EXACT = {"atol": 0, "rtol": 0}
-# reftrace's loop model of complex square/cube (spec CPX-3) is the AVX2 build's; torch's AVX512
-# build (torch.backends.cpu.get_cpu_capability()) rounds some of these elements differently
-# (not modelled yet: its pow kernel's vector/scalar split was not worked out)
-POW_AVX2_MODEL = pytest.mark.xfail(
-    torch.backends.cpu.get_cpu_capability() == "AVX512", strict=False,
-    reason="complex square/cube modelled on torch's AVX2 kernels (spec CPX-3); this torch runs AVX512")
 CDTYPES = ("complex64", "complex128")
 
 
@@ -118,7 +112,6 @@ POW_LAYOUTS = {
 }
 
 
-@POW_AVX2_MODEL
 @pytest.mark.parametrize("layout", POW_LAYOUTS)
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_square_and_cube_round_as_torchs_loops(layout, dtype):
@@ -129,7 +122,6 @@ def test_square_and_cube_round_as_torchs_loops(layout, dtype):
     check(lambda m, x: parts(m, view(x) ** 2), x, **EXACT)
 
 
-@POW_AVX2_MODEL
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_cube_rounds_as_torchs_loops(dtype):
     """(An odd complex64 run's last element is left out: torch computes it with a mix of fused
@@ -222,8 +214,6 @@ INPLACE = {
     "scalar": lambda m, x, y: x[:, :7].mul_(2 - 1j),
     "scalar_strided": lambda m, x, y: x[:, ::2].mul_(2 - 1j),
     "broadcast": lambda m, x, y: x[:, :11].mul_(y[0, :11]),
-}
-SQUARE_INPLACE = {
     "square_": lambda m, x, y: x[:, :7].square_(),
     "square_strided": lambda m, x, y: x[:, ::2].square_(),
 }
@@ -232,16 +222,6 @@ SQUARE_INPLACE = {
 @pytest.mark.parametrize("case", INPLACE)
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_inplace_mul_rounds_as_torchs_loops(case, dtype):
-    _inplace(INPLACE[case], dtype)
-
-
-@POW_AVX2_MODEL
-@pytest.mark.parametrize("case", SQUARE_INPLACE)
-@pytest.mark.parametrize("dtype", CDTYPES)
-def test_inplace_square_rounds_as_torchs_loops(case, dtype):
-    _inplace(SQUARE_INPLACE[case], dtype)
-
-
-def _inplace(fn, dtype):
     x, y = edge_pairs(117, dtype, seed=9)
+    fn = INPLACE[case]
     check(lambda m, x, y: parts(m, fn(m, x, y)), x.reshape(9, 13), y.reshape(9, 13), **EXACT)
