@@ -410,6 +410,8 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim):
         for i in range(output.dim() - 1, -1, -1):
             if i in sumdim:
                 output.squeeze_(i)
+    # torch's kernel runs its add_s below the ADInplaceOrView key: they bump no version
+    output._version = 0
     return output
 
 
@@ -435,7 +437,9 @@ def _unrolled_on_arrays(output, inputs, slicemuls, sum_dims_12, sum_dims_23, unr
     i1, i2, i3 = inputs
     if (i1.dtype not in _ARRAY_DTYPES or any(t.dtype is not i1.dtype or t._mbits
                                              or type(t._array) is not np.ndarray for t in inputs)
-            or not sum_dims_12 or not sum_dims_23):
+            or not sum_dims_12 or not sum_dims_23
+            # (a slice past a broadcast size-1 dim: narrow's error, raised by the loop above)
+            or any(m and t.size(unroll_dim) < unroll_size for t, m in zip(inputs, slicemuls))):
         return False
     plan_12 = _PairPlan(_narrowed(i1.shape_tuple, unroll_dim),
                         _narrowed(i2.shape_tuple, unroll_dim), sum_dims_12)
