@@ -448,14 +448,14 @@ def _unrolled_on_arrays(output, inputs, slicemuls, sum_dims_12, sum_dims_23, unr
     out = output._array
     arrays = [(t._array, t._stride) for t in inputs]
     try:
-        for k in range(unroll_size):
-            a1, a2, a3 = (_narrow_array(a, s, unroll_dim, k * m)
-                          for (a, s), m in zip(arrays, slicemuls))
-            buf = _pair_on_arrays(a1, a2, plan_12)
-            plan_23 = _PairPlan(buf[0].shape, a3[0].shape, sum_dims_23)
-            if plan_23.left_sums or plan_23.right_sums:
-                raise _NotModelled
-            buf = _pair_on_arrays(buf, a3, plan_23)[0]
+        slices = [[_narrow_array(a, s, unroll_dim, k * m) for (a, s), m in zip(arrays, slicemuls)]
+                  for k in range(unroll_size)]
+        bufs = _pairs_on_arrays([(s1, s2) for s1, s2, _ in slices], plan_12)
+        plan_23 = _PairPlan(bufs[0][0].shape, slices[0][2][0].shape, sum_dims_23)
+        if plan_23.left_sums or plan_23.right_sums:
+            raise _NotModelled
+        bufs = _pairs_on_arrays([(buf, s3) for buf, (_, _, s3) in zip(bufs, slices)], plan_23)
+        for k, (buf, _) in enumerate(bufs):  # in k's order: the sum over unroll_dim
             target = out if unroll_summed else _narrow_array(out, None, unroll_dim, k)[0]
             if target.shape != buf.shape:
                 raise _NotModelled
@@ -504,18 +504,31 @@ def _reshape_array(a, strides, shape):
     return view, _view_strides(view, new_strides)
 
 
-def _pair_on_arrays(left, right, plan):
-    """sumproduct_pair(left, right, sum_dims) on (array, torch strides) pairs of one float
-    dtype, with no dims summed on their own."""
-    if plan.swap:
-        left, right = right, left
-    a = _reshape_array(*_permute_array(*left, plan.lperm), plan.lshape)[0]
-    b = _reshape_array(*_permute_array(*right, plan.rperm), plan.rshape)[0]
-    # bmm's kernel (linalg._product): the small-case loop, else one np.matmul; a fresh result
-    product = _small_bmm(np, a, b, D.BY_NUMPY[a.dtype])
-    if product is None:
-        product = np.matmul(a, b)
-    return _permute_array(product.reshape(plan.out_size), None, plan.operm)
+def _pairs_on_arrays(pairs, plan):
+    """sumproduct_pair(left, right, sum_dims) of each (left, right) pair: (array, torch strides)
+    pairs of one float dtype, the same shapes in every pair, no dims summed on their own."""
+    operands = []
+    for left, right in pairs:
+        if plan.swap:
+            left, right = right, left
+        operands.append((_reshape_array(*_permute_array(*left, plan.lperm), plan.lshape)[0],
+                         _reshape_array(*_permute_array(*right, plan.rperm), plan.rshape)[0]))
+    # bmm's kernel (linalg._product): the small-case loop, else one np.matmul; a fresh result.
+    # The small-case loop is elementwise over the batch (each element adds its products in k's
+    # order, one rounding per NumPy op), so one call on the pairs stacked along the batch gives
+    # each pair its own bits; the contiguous pieces np.split cuts are fresh results' layouts.
+    a, b = operands[0]
+    dtype = D.BY_NUMPY[a.dtype]
+    first = _small_bmm(np, a, b, dtype)
+    if first is None:
+        products = [np.matmul(a, b) for a, b in operands]
+    else:
+        products = [first]
+        if len(operands) > 1:
+            rest = _small_bmm(np, np.concatenate([a for a, _ in operands[1:]]),
+                              np.concatenate([b for _, b in operands[1:]]), dtype)
+            products += np.split(rest, len(operands) - 1)
+    return [_permute_array(p.reshape(plan.out_size), None, plan.operm) for p in products]
 
 
 derivatives(_trilinear, {
