@@ -160,6 +160,13 @@ def test_trilinear_array_loop_gives_the_op_loops_bits(n, i1, i2, o, dtype, strid
     assert outs[0]._version == outs[1]._version == 0
 
 
+def test_trilinear_with_every_input_expanded_at_unroll_dim():
+    """unroll_dim of size 0 (every input lacks it): no slice, an empty result."""
+    args = [sample((3, 4), "float64", seed=i) for i in range(3)]
+    _exact(reftrace._trilinear(*[reftrace.from_numpy(a) for a in args], [1], [1], [1], [0, 2], 1),
+           torch._trilinear(*[torch.from_numpy(a) for a in args], [1], [1], [1], [0, 2], 1))
+
+
 @pytest.mark.parametrize("s1,s2,bias", BILINEAR)
 def test_bilinear_graph_and_gradients(s1, s2, bias):
     args = [sample(s1, "float64"), sample(s2, "float64", seed=1), sample((6, 3, 5), "float64", seed=2)]

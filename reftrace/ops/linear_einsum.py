@@ -437,7 +437,7 @@ def _unrolled_on_arrays(output, inputs, slicemuls, sum_dims_12, sum_dims_23, unr
     i1, i2, i3 = inputs
     if (i1.dtype not in _ARRAY_DTYPES or any(t.dtype is not i1.dtype or t._mbits
                                              or type(t._array) is not np.ndarray for t in inputs)
-            or not sum_dims_12 or not sum_dims_23
+            or not sum_dims_12 or not sum_dims_23 or unroll_size == 0  # (all expand unroll_dim)
             # (a slice past a broadcast size-1 dim: narrow's error, raised by the loop above)
             or any(m and t.size(unroll_dim) < unroll_size for t, m in zip(inputs, slicemuls))):
         return False
