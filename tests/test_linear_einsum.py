@@ -122,6 +122,51 @@ def test_bilinear_forward_is_torchs_bit_for_bit(s1, s2, bias, dtype):
            torch.nn.functional.bilinear(*[torch.from_numpy(a.copy()) for a in args]))
 
 
+def _layouts(m, arrays):
+    """Non-contiguous views of arrays: input1 read every other row, weight transposed in
+    storage, input2 a transposed view (the layouts decide reshape's copies and BLAS's paths)."""
+    a, b, w = arrays
+    x1 = m.from_numpy(np.repeat(a, 2, axis=0)).narrow(0, 0, 2 * a.shape[0])[::2]
+    wt = m.from_numpy(np.ascontiguousarray(w.transpose(2, 1, 0))).permute(2, 1, 0)
+    x2 = m.from_numpy(np.ascontiguousarray(b.T)).t()
+    return x1, x2, wt
+
+
+STRIDED = [(4, 3, 5, 6), (32, 16, 16, 8), (7, 1, 9, 2), (3, 20, 20, 1)]
+
+
+@pytest.mark.parametrize("n,i1,i2,o", STRIDED[::2])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bilinear_of_strided_inputs_is_torchs_bit_for_bit(n, i1, i2, o, dtype):
+    arrays = [sample((n, i1), dtype), sample((n, i2), dtype, seed=1), sample((o, i1, i2), dtype, seed=2)]
+    _exact(reftrace.nn.functional.bilinear(*_layouts(reftrace, arrays)),
+           torch.nn.functional.bilinear(*_layouts(torch, arrays)))
+
+
+@pytest.mark.parametrize("n,i1,i2,o", STRIDED)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("strided", [False, True])
+def test_trilinear_array_loop_gives_the_op_loops_bits(n, i1, i2, o, dtype, strided, monkeypatch):
+    """_trilinear's loop on NumPy arrays (large and small bmm cases) gives the bits of the loop
+    of tensor ops it stands for; its in-kernel add_s bump no version (torch's neither)."""
+    from reftrace.ops import linear_einsum
+    arrays = [sample((n, i1), dtype), sample((n, i2), dtype, seed=1), sample((o, i1, i2), dtype, seed=2)]
+    x1, x2, w = (_layouts(reftrace, arrays) if strided
+                 else [reftrace.from_numpy(a) for a in arrays])
+    outs = [reftrace._trilinear(x1, w, x2, [1, 3], [0], [1, 2], [2, 3])]
+    monkeypatch.setattr(linear_einsum, "_unrolled_on_arrays", lambda *args: False)
+    outs.append(reftrace._trilinear(x1, w, x2, [1, 3], [0], [1, 2], [2, 3]))
+    _exact(outs[0], outs[1])
+    assert outs[0]._version == outs[1]._version == 0
+
+
+def test_trilinear_with_every_input_expanded_at_unroll_dim():
+    """unroll_dim of size 0 (every input lacks it): no slice, an empty result."""
+    args = [sample((3, 4), "float64", seed=i) for i in range(3)]
+    _exact(reftrace._trilinear(*[reftrace.from_numpy(a) for a in args], [1], [1], [1], [0, 2], 1),
+           torch._trilinear(*[torch.from_numpy(a) for a in args], [1], [1], [1], [0, 2], 1))
+
+
 @pytest.mark.parametrize("s1,s2,bias", BILINEAR)
 def test_bilinear_graph_and_gradients(s1, s2, bias):
     args = [sample(s1, "float64"), sample(s2, "float64", seed=1), sample((6, 3, 5), "float64", seed=2)]

@@ -10,12 +10,16 @@ dims are summed with ``sum``: integers become int64; products without a contract
 which promotes; ``bmm`` refuses mixed dtypes), views (``einsum('ij->ji', x)`` is a permute of
 x) and the bmm small-case arithmetic (reftrace's bmm reproduces torch's kernels).
 """
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import _array_strides
 from ..autograd.grad_mode import no_grad
 from ._decomposed import decomposed
 from ._registry import derivatives, op
 from .arithmetic import TYPE_META_NAMES, mul
-from .linalg import bmm
-from .shape import dim_list_to_bitset
+from .linalg import _small_bmm, bmm
+from .shape import _strides_for_view, dim_list_to_bitset
 
 _LETTERS = 26
 _TOTAL_LABELS = 2 * _LETTERS
@@ -29,52 +33,70 @@ def sumproduct_pair(left, right, sum_dims, keepdim=True):
         raise RuntimeError("number of dimensions must match")
     if not sum_dims:
         return mul(left, right)
-    dim = left.dim()
-    summed = set(sum_dims)
-    # the output dims, in three lists: lro in left, right and output; lo: left and output only;
-    # ro: right and output only
-    lro, lo, ro = [], [], []
-    lro_size = lo_size = ro_size = sum_size = 1
-    for i in range(dim):
-        sl, sr = left.size(i) != 1, right.size(i) != 1
-        if i in summed:
-            if sl and sr:
-                if left.size(i) != right.size(i):
-                    raise RuntimeError("non-broadcast dimensions must match")
-                sum_size *= left.size(i)
-            elif sl:  # only in one operand: summed right away
-                left = left.sum(i, True)
-            elif sr:
-                right = right.sum(i, True)
-        elif sl and sr:
-            if left.size(i) != right.size(i):
-                raise RuntimeError("non-broadcast dimensions must match")
-            lro.append(i)
-            lro_size *= left.size(i)
-        elif sl:
-            lo.append(i)
-            lo_size *= left.size(i)
-        else:
-            ro.append(i)
-            ro_size *= right.size(i)
-    # the pipeline: permute inputs -> reshape inputs -> bmm -> view output -> permute output;
-    # the output is "lro, lo, 1-for-summed-dims, ro", unless every dim of right's comes before
-    # left's in the output: then the operands swap, so that bmm writes the output's order
-    if lo and ro and ro[-1] < lo[0]:
-        left, right, lo, ro, lo_size, ro_size = right, left, ro, lo, ro_size, lo_size
-    out_size = ([left.size(d) for d in lro] + [left.size(d) for d in lo] + [1] * len(sum_dims)
-                + [right.size(d) for d in ro])
-    lperm = lro + lo + list(sum_dims) + ro
-    rperm = lro + list(sum_dims) + ro + lo
-    operm = [-1] * len(out_size)
-    for i, d in enumerate(lro + lo + list(sum_dims) + ro):
-        operm[d] = i
-    left = left.permute(lperm).reshape([lro_size, lo_size, sum_size])
-    right = right.permute(rperm).reshape([lro_size, sum_size, ro_size])
-    result = bmm(left, right).view(out_size).permute(operm)
+    plan = _PairPlan(left.shape_tuple, right.shape_tuple, sum_dims)
+    for d in plan.left_sums:  # a summed dim only one operand has: summed right away
+        left = left.sum(d, True)
+    for d in plan.right_sums:
+        right = right.sum(d, True)
+    if plan.swap:
+        left, right = right, left
+    left = left.permute(plan.lperm).reshape(plan.lshape)
+    right = right.permute(plan.rperm).reshape(plan.rshape)
+    result = bmm(left, right).view(plan.out_size).permute(plan.operm)
     if not keepdim:
+        summed = set(sum_dims)
         result = result.view([s for i, s in enumerate(result.shape) if i not in summed])
     return result
+
+
+class _PairPlan:
+    """sumproduct_pair's bookkeeping, on sizes alone: which dims each operand sums on its own,
+    and the pipeline permute inputs -> reshape inputs -> bmm -> view output -> permute output."""
+    __slots__ = ("left_sums", "right_sums", "swap", "lperm", "rperm", "lshape", "rshape",
+                 "out_size", "operm")
+
+    def __init__(self, lsizes, rsizes, sum_dims):
+        summed = set(sum_dims)
+        self.left_sums, self.right_sums = [], []
+        # the output dims, in three lists: lro in left, right and output; lo: left and output
+        # only; ro: right and output only
+        lro, lo, ro = [], [], []
+        lro_size = lo_size = ro_size = sum_size = 1
+        for i, (ls, rs) in enumerate(zip(lsizes, rsizes)):
+            sl, sr = ls != 1, rs != 1
+            if i in summed:
+                if sl and sr:
+                    if ls != rs:
+                        raise RuntimeError("non-broadcast dimensions must match")
+                    sum_size *= ls
+                elif sl:
+                    self.left_sums.append(i)
+                elif sr:
+                    self.right_sums.append(i)
+            elif sl and sr:
+                if ls != rs:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                lro.append(i)
+                lro_size *= ls
+            elif sl:
+                lo.append(i)
+                lo_size *= ls
+            else:
+                ro.append(i)
+                ro_size *= rs
+        # the output is "lro, lo, 1-for-summed-dims, ro", unless every dim of right's comes
+        # before left's in the output: then the operands swap, so that bmm writes the output's order
+        self.swap = bool(lo and ro and ro[-1] < lo[0])
+        if self.swap:
+            lsizes, rsizes, lo, ro, lo_size, ro_size = rsizes, lsizes, ro, lo, ro_size, lo_size
+        self.out_size = ([lsizes[d] for d in lro] + [lsizes[d] for d in lo] + [1] * len(sum_dims)
+                         + [rsizes[d] for d in ro])
+        self.lperm = lro + lo + list(sum_dims) + ro
+        self.rperm = lro + list(sum_dims) + ro + lo
+        self.operm = [-1] * len(self.out_size)
+        for i, d in enumerate(self.lperm):
+            self.operm[d] = i
+        self.lshape, self.rshape = [lro_size, lo_size, sum_size], [lro_size, sum_size, ro_size]
 
 
 # -- einsum -----------------------------------------------------------------------------------------
@@ -373,7 +395,10 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim):
                                            for e in (expand1, expand2, expand3))
         output = i1.new_zeros(output_size)
         # (an empty output means an empty operand: nothing to add)
-        if i1.numel() != 0 and i2.numel() != 0 and i3.numel() != 0:
+        if (i1.numel() != 0 and i2.numel() != 0 and i3.numel() != 0
+                and not _unrolled_on_arrays(output, (i1, i2, i3), (slicemul1, slicemul2, slicemul3),
+                                            sum_dims_12, sum_dims_23, unroll_dim, unroll_size,
+                                            unroll_dim in sumdim)):
             for k in range(unroll_size):
                 buf = sumproduct_pair(i1.narrow(unroll_dim, k * slicemul1, 1),
                                       i2.narrow(unroll_dim, k * slicemul2, 1), sum_dims_12)
@@ -385,7 +410,125 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim):
         for i in range(output.dim() - 1, -1, -1):
             if i in sumdim:
                 output.squeeze_(i)
+    # torch's kernel runs its add_s below the ADInplaceOrView key: they bump no version
+    output._version = 0
     return output
+
+
+# The loop above on NumPy arrays: the same ops, minus a dispatcher round-trip per op (~20 per
+# slice made F.bilinear 20x slower than one einsum). Each step makes the array the tensor op makes
+# (unsqueeze/narrow/permute index NumPy views, reshape views or copies as shape._viewed decides
+# from the torch strides, which are tracked beside each array: None where contiguous), so bmm
+# (linalg._small_bmm or np.matmul, whose BLAS/no-BLAS choice reads the array strides) gets the
+# same operands and gives the same bits. The cases this does not model run the loop above:
+# dtypes other than float32/float64 (complex add_ multiplies by alpha, float16 rounds in
+# float32), math bits, products without a contraction (mul's output layout), dims that one
+# operand sums on its own, an add_ that would broadcast, a view NumPy refuses.
+_ARRAY_DTYPES = (D.float32, D.float64)
+
+
+class _NotModelled(Exception):
+    pass
+
+
+def _unrolled_on_arrays(output, inputs, slicemuls, sum_dims_12, sum_dims_23, unroll_dim,
+                        unroll_size, unroll_summed):
+    """_trilinear's loop on arrays, into output; False (output untouched) where not modelled."""
+    i1, i2, i3 = inputs
+    if (i1.dtype not in _ARRAY_DTYPES or any(t.dtype is not i1.dtype or t._mbits
+                                             or type(t._array) is not np.ndarray for t in inputs)
+            or not sum_dims_12 or not sum_dims_23 or unroll_size == 0  # (all expand unroll_dim)
+            # (a slice past a broadcast size-1 dim: narrow's error, raised by the loop above)
+            or any(m and t.size(unroll_dim) < unroll_size for t, m in zip(inputs, slicemuls))):
+        return False
+    plan_12 = _PairPlan(_narrowed(i1.shape_tuple, unroll_dim),
+                        _narrowed(i2.shape_tuple, unroll_dim), sum_dims_12)
+    if plan_12.left_sums or plan_12.right_sums:
+        return False
+    out = output._array
+    arrays = [(t._array, t._stride) for t in inputs]
+    try:
+        slices = [[_narrow_array(a, s, unroll_dim, k * m) for (a, s), m in zip(arrays, slicemuls)]
+                  for k in range(unroll_size)]
+        bufs = _pairs_on_arrays([(s1, s2) for s1, s2, _ in slices], plan_12)
+        plan_23 = _PairPlan(bufs[0][0].shape, slices[0][2][0].shape, sum_dims_23)
+        if plan_23.left_sums or plan_23.right_sums:
+            raise _NotModelled
+        bufs = _pairs_on_arrays([(buf, s3) for buf, (_, _, s3) in zip(bufs, slices)], plan_23)
+        for k, (buf, _) in enumerate(bufs):  # in k's order: the sum over unroll_dim
+            target = out if unroll_summed else _narrow_array(out, None, unroll_dim, k)[0]
+            if target.shape != buf.shape:
+                raise _NotModelled
+            np.add(target, buf, out=target)  # add_'s float kernel: x + y, one rounding
+    except _NotModelled:
+        out[...] = 0
+        return False
+    return True
+
+
+def _narrowed(shape, dim):
+    return shape[:dim] + (1,) + shape[dim + 1:]
+
+
+def _view_strides(array, strides):
+    """The torch strides of a view: None where contiguous (as _tensor._view_of keeps them)."""
+    strides = tuple(strides)
+    return None if strides == _array_strides(array.shape) else strides
+
+
+def _narrow_array(a, strides, dim, start):
+    """narrow(dim, start, 1) (shape.slice_view)."""
+    view = a[(slice(None),) * dim + (slice(start, start + 1),)]
+    return view, _view_strides(view, strides or _array_strides(a.shape))
+
+
+def _permute_array(a, strides, dims):
+    strides = strides or _array_strides(a.shape)
+    view = a.transpose(dims)
+    return view, _view_strides(view, [strides[d] for d in dims])
+
+
+def _reshape_array(a, strides, shape):
+    """reshape (shape.reshape_to / _viewed): a view where torch's computeStride gives one, else a
+    contiguous copy."""
+    shape = tuple(shape)
+    if strides is None:
+        return a.reshape(shape), None
+    new_strides = _strides_for_view(a.shape, strides, shape)
+    if new_strides is None:
+        return a.copy(order="C").reshape(shape), None
+    try:
+        view = a.reshape(shape, copy=False)
+    except ValueError:  # (_viewed then restrides the base: not modelled)
+        raise _NotModelled from None
+    return view, _view_strides(view, new_strides)
+
+
+def _pairs_on_arrays(pairs, plan):
+    """sumproduct_pair(left, right, sum_dims) of each (left, right) pair: (array, torch strides)
+    pairs of one float dtype, the same shapes in every pair, no dims summed on their own."""
+    operands = []
+    for left, right in pairs:
+        if plan.swap:
+            left, right = right, left
+        operands.append((_reshape_array(*_permute_array(*left, plan.lperm), plan.lshape)[0],
+                         _reshape_array(*_permute_array(*right, plan.rperm), plan.rshape)[0]))
+    # bmm's kernel (linalg._product): the small-case loop, else one np.matmul; a fresh result.
+    # The small-case loop is elementwise over the batch (each element adds its products in k's
+    # order, one rounding per NumPy op), so one call on the pairs stacked along the batch gives
+    # each pair its own bits; the contiguous pieces np.split cuts are fresh results' layouts.
+    a, b = operands[0]
+    dtype = D.BY_NUMPY[a.dtype]
+    first = _small_bmm(np, a, b, dtype)
+    if first is None:
+        products = [np.matmul(a, b) for a, b in operands]
+    else:
+        products = [first]
+        if len(operands) > 1:
+            rest = _small_bmm(np, np.concatenate([a for a, _ in operands[1:]]),
+                              np.concatenate([b for _, b in operands[1:]]), dtype)
+            products += np.split(rest, len(operands) - 1)
+    return [_permute_array(p.reshape(plan.out_size), None, plan.operm) for p in products]
 
 
 derivatives(_trilinear, {
