@@ -562,6 +562,7 @@ def _linear_cross_entropy_chunked(input, linear_weight, target, linear_bias, wei
                                   ignore_index, options):
     """torch's chunked branch of F.linear_cross_entropy: unbatched input becomes a batch of
     one, the options are resolved for this call, and one of the two chunked ops runs."""
+    from ..autograd.grad_mode import is_grad_enabled
     from .modules import linear_cross_entropy as lce  # lazy, as torch's (circular import)
     has_batches = input.dim() == 2
     if not has_batches:
@@ -575,7 +576,7 @@ def _linear_cross_entropy_chunked(input, linear_weight, target, linear_bias, wei
             input, linear_weight, target, linear_bias, weight, ignore_index,
             options.batch_chunk_size, options.acc_policy, options.acc_dtype)
     else:
-        grad_enabled = lce.torch.is_grad_enabled()
+        grad_enabled = is_grad_enabled()
         result = lce._linear_cross_entropy_batch_chunked(
             input, linear_weight, target, linear_bias, weight, reduction, ignore_index, 0.0,
             options.batch_chunk_size, options.acc_policy, options.acc_dtype,
