@@ -75,3 +75,26 @@ def test_acc_dtype_error():
     check(lambda m, a, lw, t: m.nn.functional.linear_cross_entropy(
         a.float(), lw.float(), t, options=m.nn.LinearCrossEntropyOptions(acc_dtype=m.float16)),
         x, w, target)
+
+
+@pytest.mark.parametrize("acc_policy", ["accurate", "balanced", "compact"])
+@pytest.mark.parametrize("dtype, acc_dtype", [("float16", "float32"), ("float16", None),
+                                              ("float32", None)])
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+@pytest.mark.parametrize("rows, features", [(7, 3), (7, 9), (0, 5)])
+def test_acc_policies(acc_policy, dtype, acc_dtype, reduction, rows, features):
+    """Each accumulation policy's buffers and casts (float16 input, float32 accumulation)."""
+    xs = sample((rows, features), dtype="float64", seed=15)
+    ws = sample((6, features), dtype="float64", seed=16)
+
+    def fn(m, a, lw, lb, t):
+        dt = getattr(m, dtype)
+        a, lw, lb = (v.to(dt).requires_grad_() for v in (a, lw, lb))
+        options = m.nn.LinearCrossEntropyOptions(
+            acc_policy=acc_policy, batch_chunk_size=3,
+            acc_dtype=getattr(m, acc_dtype) if acc_dtype else None)
+        loss = m.nn.functional.linear_cross_entropy(a, lw, t, linear_bias=lb,
+                                                   reduction=reduction, options=options)
+        return (loss,) + m.autograd.grad(loss.sum(), (a, lw, lb))
+    tol = {"atol": 2e-3, "rtol": 2e-3} if dtype == "float16" else {}
+    check(fn, xs, ws, b, target[:rows], **tol)
