@@ -79,9 +79,6 @@ KNOWN_GAPS = {
                   "(covered by HAND: linalg.eig_abs_vectors)",
     "chalf": "reftrace has no complex32 (NumPy has no complex32 dtype)",
     "linalg.eigh": "forward: reftrace's eigenvector signs differ from LAPACK's syevd (the gradient formula is ported)",
-    "nn.functional.linear_cross_entropy.chunked": "torch's chunked custom op (its own autograd "
-        "node) is not modelled: reftrace computes the reference path (spec NNL-11)",
-    "nn.functional.linear_cross_entropy.chunked_none": "as linear_cross_entropy.chunked",
 }
 
 

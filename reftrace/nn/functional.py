@@ -503,9 +503,9 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
                          label_smoothing: float = 0.0, options: Any = None) -> Tensor:
     """torch 2.13's reference path: linear, reshape to (*batch, C, *out_features), cross_entropy.
 
-    With ``options`` torch runs a chunked custom op outside tracing (the same loss, computed in
-    batch chunks, with its own autograd node); reftrace validates and resolves the options as
-    torch does, then computes the reference path (spec/nn-layers.md, NNL-11)."""
+    With ``options`` (outside tracing, on the chunked path's conditions) torch's chunked custom
+    op computes it instead, in batch chunks with its own autograd node
+    (reftrace/nn/modules/linear_cross_entropy.py; spec/nn-layers.md, NNL-11)."""
     if input.dim() < 1 or input.dim() > 2:
         raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
     if linear_weight.dim() < 2:
@@ -544,10 +544,9 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
             f"reduction={reduction!r}, label_smoothing={label_smoothing}, "
             f"target.dtype={target.dtype}, out_features={out_features}"
             f", tracing={tracing}, linear_bias.shape={shape}.", stacklevel=2)
-    elif options is not None:  # torch's chunked path: its options are resolved (and checked)
-        options._adjust(num_batches=input.shape[0] if input.dim() == 2 else 1,
-                        in_features=in_features, num_classes=num_classes, dtype=input.dtype,
-                        device=input.device)
+    elif options is not None:
+        return _linear_cross_entropy_chunked(input, linear_weight, target, linear_bias, weight,
+                                             reduction, ignore_index, options)
     if out_features:
         linear_weight = linear_weight.reshape((math.prod(out_features, start=num_classes),
                                                in_features))
@@ -557,6 +556,34 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     logits = logits.reshape(logits_shape)
     return cross_entropy(logits, target, weight=weight, reduction=reduction,
                          ignore_index=ignore_index, label_smoothing=label_smoothing)
+
+
+def _linear_cross_entropy_chunked(input, linear_weight, target, linear_bias, weight, reduction,
+                                  ignore_index, options):
+    """torch's chunked branch of F.linear_cross_entropy: unbatched input becomes a batch of
+    one, the options are resolved for this call, and one of the two chunked ops runs."""
+    from ..autograd.grad_mode import is_grad_enabled
+    from .modules import linear_cross_entropy as lce  # lazy, as torch's (circular import)
+    has_batches = input.dim() == 2
+    if not has_batches:
+        input = input.unsqueeze(0)
+        target = target.unsqueeze(0)
+    options = options._adjust(num_batches=input.shape[0], in_features=input.shape[-1],
+                              num_classes=linear_weight.shape[0], dtype=input.dtype,
+                              device=input.device)
+    if reduction == "none":
+        result = lce._linear_cross_entropy_batch_chunked_no_reduction(
+            input, linear_weight, target, linear_bias, weight, ignore_index,
+            options.batch_chunk_size, options.acc_policy, options.acc_dtype)
+    else:
+        grad_enabled = is_grad_enabled()
+        result = lce._linear_cross_entropy_batch_chunked(
+            input, linear_weight, target, linear_bias, weight, reduction, ignore_index, 0.0,
+            options.batch_chunk_size, options.acc_policy, options.acc_dtype,
+            options.allow_retain_graph, input.requires_grad and grad_enabled,
+            linear_weight.requires_grad and grad_enabled,
+            linear_bias is not None and linear_bias.requires_grad and grad_enabled)[0]
+    return result if has_batches else result.squeeze(0)
 
 
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor,
