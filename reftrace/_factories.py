@@ -22,7 +22,7 @@ from ._dispatch import dispatch
 from ._schema import parse_schema
 from ._tensor import Tensor
 from .ops import OVERLOADS, get_packet
-from .ops._registry import NoMatch, OpOverload, _invalid_arguments
+from .ops._registry import NoMatch, OpOverload, _invalid_arguments, restate_error
 from .ops.casts import check_device
 
 _FACTORIES = ["zeros", "ones", "full", "empty", "empty_strided", "eye", "arange", "linspace",
@@ -44,11 +44,18 @@ def _factory(name, default_device):
     packet = get_packet(name)
 
     def factory(*args, requires_grad=False, device=None, pin_memory=False, **kwargs):
-        if kwargs.get("out") is not None:  # the out tensor decides dtype and device (.out overload)
-            return _set_requires_grad(packet(*args, **kwargs), requires_grad)
-        device = as_device(device) if device is not None else default_device
-        return _set_requires_grad(packet(*args, device=device, pin_memory=pin_memory, **kwargs),
-                                  requires_grad)
+        try:
+            if kwargs.get("out") is not None:  # the out tensor decides dtype and device (.out overload)
+                return _set_requires_grad(packet(*args, **kwargs), requires_grad)
+            dev = as_device(device) if device is not None else default_device
+            return _set_requires_grad(packet(*args, device=dev, pin_memory=pin_memory, **kwargs),
+                                      requires_grad)
+        except TypeError as e:
+            # the parser's message names what the caller gave, not the device= added here
+            given = dict(kwargs, **{k: v for k, v, default in (
+                ("requires_grad", requires_grad, False), ("device", device, None),
+                ("pin_memory", pin_memory, False)) if v is not default})
+            raise restate_error(e, packet, args, given) from None
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = f"torch.{name}: aten::{name} plus torch's Python-level requires_grad=."
     return factory

@@ -9,7 +9,9 @@ The Python signatures are rebuilt from the ATen schemas as torchgen writes them:
 ``input`` (absent from a method's), an ``.out`` overload is its functional twin's kwarg-only
 ``out=``, and torch's type names (``Number``, ``tuple of ints``, ``torch.dtype``).
 """
-from ._registry import NoMatch
+from ._registry import NoMatch, _bool, _tensor
+
+_TENSOR_OPTIONS = frozenset({"dtype", "layout", "device", "pin_memory"})
 
 _TYPE_NAMES = {
     "Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "int", "float": "float",
@@ -47,6 +49,7 @@ class _Param:
         self.default = default
         self.allow_none = default == "None"
         self.check = check
+        self.allow_numbers = False
 
 
 class Signature:
@@ -100,8 +103,14 @@ class Signature:
                                     f"but got {type(obj[bad[0]]).__name__}")
             elif _fits(p, obj):
                 pass
-            elif varargs and arg_pos == 0 and not is_kwd and all(type(a) is int for a in args):
-                return
+            elif varargs and arg_pos == 0 and not is_kwd and _py_typename(args[0]) == "int":
+                bad = [j for j, e in enumerate(args) if _py_typename(e) != "int"]
+                if bad and unpack_error is None:  # the parser checks the first element only
+                    unpack_error = (f"{self.name}(): argument '{p.name}' failed to unpack the "
+                                    f"object at pos {bad[0] + 1} with error \"type must be tuple "
+                                    f"of ints,but got {type(args[bad[0]]).__name__}\"")
+                arg_pos = nargs  # (permute(1, 2, 3) is permute((1, 2, 3)))
+                continue
             elif is_kwd:
                 raise TypeError(f"{self.name}(): argument '{p.name}' must be {p.type_name}, "
                                 f"not {type(obj).__name__}")
@@ -139,35 +148,112 @@ def _extra_args(sig, nargs):
                     f"{'was' if nargs == 1 else 'were'} given")
 
 
+_CPP_TYPES = {"int": "int64_t", "float": "double", "str": "c10::string_view"}
+_CPP_LISTS = {"int": "IntArrayRef", "SymInt": "SymIntArrayRef", "Tensor": "TensorList",
+              "Scalar": "ScalarList", "Dimname": "DimnameList"}
+
+
+def _type_str(t):
+    """torchgen api/python.py argument_type_str: the key torchgen sorts signatures by."""
+    if t.is_list:
+        if t.elem_optional:
+            s = "const c10::List<::std::optional<at::Tensor>> &"
+        elif t.base in _CPP_LISTS:
+            s = _CPP_LISTS[t.base] + (f"[{t.list_size}]" if t.list_size else "")
+        else:
+            s = f"ArrayRef<{_CPP_TYPES.get(t.base, t.base)}>"
+    else:
+        s = _CPP_TYPES.get(t.base, t.base)
+    return s + "?" if t.optional else s
+
+
+def _is_arg_smaller(t1, t2):
+    """gen_python_functions.py sort_overloads' is_arg_smaller (schema type strings)."""
+    t1, t2 = str(t1), str(t2)
+    return (t1 == "Scalar" and t2 == "Tensor" or t1 == "Scalar?" and t2 == "Tensor?"
+            or "Dimname" in t1 and "Dimname" not in t2
+            or t1 == "int[]" and t2 in ("int", "int?")
+            or t1 == "Tensor[]" and "[]" in t2
+            or t1 == "SymInt[]" and t2 == "int[]"
+            or t1 in ("SymInt", "int") and t2 == "Tensor")
+
+
+def _is_smaller(a1, a2):
+    if len(a1) != len(a2):
+        return False
+    equal = all(x.type == y.type for x, y in zip(a1, a2))
+    return not equal and all(str(x.type) == str(y.type) or _is_arg_smaller(x.type, y.type)
+                             for x, y in zip(a1, a2))
+
+
+def _sort_overloads(overloads, method):
+    """gen_python_functions.py sort_overloads: by signature text, then a topological sort so
+    that Tensor overloads come before their Scalar twins (the parser's order)."""
+    def text(ov):
+        formals, star = [], False
+        for a in ov.schema.arguments:
+            if a.is_write and a.kwarg_only:
+                continue
+            if a.kwarg_only and not star:
+                formals.append("*")
+                star = True
+            t = _type_str(a.type)
+            name = "input" if a.name == "self" and t == "Tensor" and not method else a.name
+            formals.append(f"{t} {name}" + (f"={a.default}" if a.has_default else ""))
+        return f"({', '.join(formals)})"
+
+    def inputs(ov):
+        return [a for a in ov.schema.arguments if not (a.is_write and a.kwarg_only)]
+
+    ovs = sorted(overloads, key=text)
+    larger = {i: {j for j, o2 in enumerate(ovs) if _is_smaller(inputs(o1), inputs(o2))}
+              for i, o1 in enumerate(ovs)}
+    larger = {i: js for i, js in larger.items() if js}
+    order = [i for i in range(len(ovs)) if i not in larger]
+    for idx in range(len(ovs)):
+        i = order[idx]
+        for j in sorted(larger):
+            larger[j].discard(i)
+            if not larger[j]:
+                del larger[j]
+                order.append(j)
+    return [ovs[i] for i in order]
+
+
 def signatures(packet_name, overloads, method=False):
-    """The parser's visible signatures of these overloads, in their order."""
+    """The parser's visible signatures of these overloads, in its order."""
     short = packet_name.split("::")[1]
     outs = [ov for ov in overloads if ov.schema.is_out]
     sigs = []
-    for ov in overloads:
-        if ov.python_hidden or ov.schema.is_out:
-            continue
-        if method and "method" not in ov.variants:
-            continue
-        if not method and "function" not in ov.variants and len(overloads) > 1:
-            continue
-        names = [a.name for a in ov.schema.arguments]
-        params = []
+    shown = [ov for ov in overloads if not (ov.python_hidden or ov.schema.is_out) and (
+        "method" in ov.variants if method else "function" in ov.variants)]
+    for ov in _sort_overloads(shown, method):
+        sig = [(a.name, str(a.type)) for a in ov.schema.arguments]
+        names = {a.name for a in ov.schema.arguments}
+        factory = _TENSOR_OPTIONS <= names  # torchgen's TensorOptions: after out=, then requires_grad
+        params, options = [], []
         for a, conv in zip(ov.schema.arguments, ov._convs):
             if a.name == "self" and method:
                 continue
             t = a.type
             tn = _LIST_NAMES.get(t.base, t.base) if t.is_list else _TYPE_NAMES.get(t.base, t.base)
-            p = _Param("input" if a.name == "self" else a.name, tn, a.kwarg_only,
-                       _default_text(a) if a.has_default else None, conv)
+            default = _default_text(a) if a.has_default else None
+            if factory and a.name == "pin_memory":
+                default = "False"
+            p = _Param("input" if a.name == "self" and tn == "Tensor" else a.name, tn, a.kwarg_only,
+                       default, conv)
             p.allow_numbers = ov.numbers_as_tensors
-            params.append(p)
-        twin = next((o for o in outs if [a.name for a in o.schema.arguments
-                                         if a.name not in o.out_names] == names), None)
+            (options if factory and a.name in _TENSOR_OPTIONS else params).append(p)
+        if factory:  # zeros.out(size, *, out): the functional's twin has no TensorOptions
+            sig = [e for e in sig if e[0] not in _TENSOR_OPTIONS]
+        twin = next((o for o in outs if [(a.name, str(a.type)) for a in o.schema.arguments
+                                         if a.name not in o.out_names] == sig), None)
         if twin is not None and not method:
             tn = "Tensor" if len(twin.out_names) == 1 else "tuple of Tensors"
-            p = _Param("out", tn, True, "None", None)
-            params.append(p)
+            params.append(_Param("out", tn, True, "None", _tensor))
+        params += options
+        if factory:
+            params.append(_Param("requires_grad", "bool", True, "False", _bool))
         sigs.append(Signature(short, params))
     return sigs
 
@@ -239,12 +325,19 @@ def _formatted_arg_desc(arguments, variadic, args, kwargs):
             t = None
         ok = t is not None and ((nullable and arg is None) or _simple_match(t, arg))
         s = (arguments[i][1] + "=" if is_kwarg else "") + _desc(arg)
-        out.append(s if ok else f"!{s}!")
-    return "(" + ", ".join(out) + ")"
+        out.append((s if ok else f"!{s}!") + ", ")
+    return _close(out, args)
+
+
+def _close(parts, args):
+    """invalid_arguments.cpp drops the last ", " only when there are positional arguments."""
+    text = "".join(parts)
+    return "(" + (text[:-2] if args else text) + ")"
 
 
 def _arg_desc(args, kwargs):
-    return "(" + ", ".join([_desc(a) for a in args] + [f"{k}={_desc(v)}" for k, v in kwargs.items()]) + ")"
+    return _close([_desc(a) + ", " for a in args]
+                  + [f"{k}={_desc(v)}, " for k, v in kwargs.items()], args)
 
 
 def _unmatched_kwargs(arguments, kwargs):
@@ -286,6 +379,11 @@ def invalid_arguments(packet_name, overloads, args, kwargs, method=False, hidden
     if method:
         args = args[1:]
     sigs = signatures(packet_name, overloads, method)
+    if method and len(sigs) == 1 and not sigs[0].params and not hidden:
+        # a method without arguments is METH_NOARGS: CPython's own message
+        name = packet_name.split("::")[1]
+        return (f"TensorBase.{name}() takes no keyword arguments" if kwargs else
+                f"TensorBase.{name}() takes no arguments ({len(args)} given)")
     if not sigs:
         return f"{packet_name.split('::')[1]}() received an invalid combination of arguments"
     n = len(args) + len(kwargs)

@@ -534,6 +534,16 @@ def method_error(error, packet):
                                         hidden=bool(packet.deprecated)))
 
 
+def restate_error(error, packet, args, kwargs):
+    """``error`` for a Python wrapper that called ``packet`` with arguments it added: when it
+    is the packet's binding failure, the message for the caller's own ``args``/``kwargs``."""
+    failure = getattr(error, "_bind_failure", None)
+    if failure is None or failure[0] is not packet:
+        return error
+    return TypeError(_invalid_arguments(packet.name, packet.overloads, args, kwargs,
+                                        hidden=bool(packet.deprecated)))
+
+
 # gen_variable_type.py's DONT_REQUIRE_DERIVATIVE: ops whose results never require grad (they
 # depend on the input's shape and device only, or are integral/boolean)
 DONT_REQUIRE_DERIVATIVE = frozenset({
