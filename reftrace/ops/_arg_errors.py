@@ -226,7 +226,8 @@ def signatures(packet_name, overloads, method=False):
     outs = [ov for ov in overloads if ov.schema.is_out]
     sigs = []
     shown = [ov for ov in overloads if not (ov.python_hidden or ov.schema.is_out) and (
-        "method" in ov.variants if method else "function" in ov.variants)]
+        "method" in ov.variants if method else "function" in ov.variants or not ov.variants)]
+    # (no variants: an op of torch._C._nn, upsample_nearest1d; its parser is a function's)
     for ov in _sort_overloads(shown, method):
         sig = [(a.name, str(a.type)) for a in ov.schema.arguments]
         names = {a.name for a in ov.schema.arguments}
@@ -243,6 +244,7 @@ def signatures(packet_name, overloads, method=False):
             p = _Param("input" if a.name == "self" and tn == "Tensor" else a.name, tn, a.kwarg_only,
                        default, conv)
             p.allow_numbers = ov.numbers_as_tensors
+            p.allow_none = p.allow_none or t.optional  # FunctionParameter: a `?` type takes None
             (options if factory and a.name in _TENSOR_OPTIONS else params).append(p)
         if factory:  # zeros.out(size, *, out): the functional's twin has no TensorOptions
             sig = [e for e in sig if e[0] not in _TENSOR_OPTIONS]
@@ -336,8 +338,8 @@ def _close(parts, args):
 
 
 def _arg_desc(args, kwargs):
-    return _close([_desc(a) + ", " for a in args]
-                  + [f"{k}={_desc(v)}, " for k, v in kwargs.items()], args)
+    return _close([_py_typename(a) + ", " for a in args]  # (no list elements here)
+                  + [f"{k}={_py_typename(v)}, " for k, v in kwargs.items()], args)
 
 
 def _unmatched_kwargs(arguments, kwargs):

@@ -389,7 +389,11 @@ class OpOverload:
         try:
             bound = self.bind(args, kwargs)
         except NoMatch:
-            raise TypeError(_invalid_arguments(self.name, [self], args, kwargs)) from None
+            # reftrace calls one overload where torch calls the packet (torch._C._nn...):
+            # torch's parser words it for all the packet's signatures
+            packet = PACKETS[self.name]
+            raise TypeError(_invalid_arguments(self.name, packet.overloads, args, kwargs,
+                                               hidden=bool(packet.deprecated))) from None
         return self.finish(dispatch(self, bound))
 
     def finish(self, result):
