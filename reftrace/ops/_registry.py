@@ -538,13 +538,13 @@ def method_error(error, packet):
                                         hidden=bool(packet.deprecated)))
 
 
-def restate_error(error, packet, args, kwargs):
+def restate_error(error, packet, args, kwargs, method=False):
     """``error`` for a Python wrapper that called ``packet`` with arguments it added: when it
     is the packet's binding failure, the message for the caller's own ``args``/``kwargs``."""
     failure = getattr(error, "_bind_failure", None)
     if failure is None or failure[0] is not packet:
         return error
-    return TypeError(_invalid_arguments(packet.name, packet.overloads, args, kwargs,
+    return TypeError(_invalid_arguments(packet.name, packet.overloads, args, kwargs, method,
                                         hidden=bool(packet.deprecated)))
 
 
