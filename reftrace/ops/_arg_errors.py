@@ -223,7 +223,7 @@ def _sort_overloads(overloads, method):
 def signatures(packet_name, overloads, method=False):
     """The parser's visible signatures of these overloads, in its order."""
     short = packet_name.split("::")[1]
-    outs = [ov for ov in overloads if ov.schema.is_out]
+    outs = [ov for ov in overloads if ov.schema.is_out and not ov.python_hidden]
     sigs = []
     shown = [ov for ov in overloads if not (ov.python_hidden or ov.schema.is_out) and (
         "method" in ov.variants if method else "function" in ov.variants or not ov.variants)]
