@@ -9,7 +9,8 @@ The Python signatures are rebuilt from the ATen schemas as torchgen writes them:
 ``input`` (absent from a method's), an ``.out`` overload is its functional twin's kwarg-only
 ``out=``, and torch's type names (``Number``, ``tuple of ints``, ``torch.dtype``).
 """
-from ._registry import NoMatch, _bool, _tensor
+from .._tensor import Tensor
+from ._registry import NoMatch, _bool, _tensor, _tensor_list
 
 _TENSOR_OPTIONS = frozenset({"dtype", "layout", "device", "pin_memory"})
 
@@ -97,7 +98,7 @@ class Signature:
                 raise TypeError(f"{self.name}() missing {len(missing)} required positional "
                                 f"argument{'s' if len(missing) == 1 else ''}: {', '.join(missing)}")
             elif p.type_name == "tuple of Tensors" and type(obj) in (list, tuple):
-                bad = [j for j, e in enumerate(obj) if _py_typename(e) != "Tensor"]
+                bad = [j for j, e in enumerate(obj) if not isinstance(e, Tensor)]
                 if bad and unpack_error is None:  # PythonArgs::tensorlist
                     unpack_error = (f"expected Tensor as element {bad[0]} in argument {i}, "
                                     f"but got {type(obj[bad[0]]).__name__}")
@@ -252,7 +253,7 @@ def signatures(packet_name, overloads, method=False):
                                          if a.name not in o.out_names] == sig), None)
         if twin is not None and not method:
             tn = "Tensor" if len(twin.out_names) == 1 else "tuple of Tensors"
-            params.append(_Param("out", tn, True, "None", _tensor))
+            params.append(_Param("out", tn, True, "None", _tensor if tn == "Tensor" else _tensor_list))
         params += options
         if factory:
             params.append(_Param("requires_grad", "bool", True, "False", _bool))
@@ -261,9 +262,18 @@ def signatures(packet_name, overloads, method=False):
 
 
 def _py_typename(v):
-    from .._tensor import Tensor
-    if isinstance(v, Tensor):
-        return "Tensor"
+    """Py_TYPE(v)->tp_name: a C type's name carries its module (``torch.dtype``)."""
+    from .. import _dtype
+    from .._device import MEMORY_FORMATS, _Enum, device
+    from ..random import Generator
+    if isinstance(v, _dtype.dtype):
+        return "torch.dtype"
+    if isinstance(v, device):
+        return "torch.device"
+    if isinstance(v, _Enum):
+        return "torch.memory_format" if v.name in MEMORY_FORMATS else "torch.layout"
+    if isinstance(v, Generator):
+        return "torch._C.Generator"
     return type(v).__name__
 
 
