@@ -13,7 +13,8 @@ torch = pytest.importorskip("torch")
 CALLS = [
     # functions with several overloads: arity, wrong types, keywords
     "torch.add(x, 1, 2, 3)", "torch.add(x, 'a')", "torch.add(x, foo=1)", "torch.add(x)",
-    "torch.add()", "torch.add(x, x, alpha='a')", "torch.add(x, other='a')",
+    "torch.add()", "torch.add(x, x, alpha='a')", "torch.add(x, torch.float)",
+    "torch.add(x, x, alpha=torch.strided)", "torch.add(x, other='a')",
     "torch.mul(x, 'a')", "torch.mul(x, x, x)", "torch.sub(x, x, x)", "torch.div(x, 'a')",
     "torch.pow(x, 'a')", "torch.where(x, 1, 2, 3)", "torch.where(x, 1)", "torch.eq(x, 'a')",
     "torch.max(x, 'a')", "torch.max(x, 1, 2, 3)", "torch.max(x, dim='a')",

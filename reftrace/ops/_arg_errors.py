@@ -101,7 +101,7 @@ class Signature:
                 bad = [j for j, e in enumerate(obj) if not isinstance(e, Tensor)]
                 if bad and unpack_error is None:  # PythonArgs::tensorlist
                     unpack_error = (f"expected Tensor as element {bad[0]} in argument {i}, "
-                                    f"but got {type(obj[bad[0]]).__name__}")
+                                    f"but got {_py_typename(obj[bad[0]])}")
             elif _fits(p, obj):
                 pass
             elif varargs and arg_pos == 0 and not is_kwd and _py_typename(args[0]) == "int":
@@ -109,15 +109,15 @@ class Signature:
                 if bad and unpack_error is None:  # the parser checks the first element only
                     unpack_error = (f"{self.name}(): argument '{p.name}' failed to unpack the "
                                     f"object at pos {bad[0] + 1} with error \"type must be tuple "
-                                    f"of ints,but got {type(args[bad[0]]).__name__}\"")
+                                    f"of ints,but got {_py_typename(args[bad[0]])}\"")
                 arg_pos = nargs  # (permute(1, 2, 3) is permute((1, 2, 3)))
                 continue
             elif is_kwd:
                 raise TypeError(f"{self.name}(): argument '{p.name}' must be {p.type_name}, "
-                                f"not {type(obj).__name__}")
+                                f"not {_py_typename(obj)}")
             else:
                 raise TypeError(f"{self.name}(): argument '{p.name}' (position {arg_pos + 1}) "
-                                f"must be {p.type_name}, not {type(obj).__name__}")
+                                f"must be {p.type_name}, not {_py_typename(obj)}")
             if not is_kwd:
                 arg_pos += 1
             elif given:
@@ -287,7 +287,7 @@ def _simple_match(type_name, obj):
     return got == type_name
 
 
-def _parse_option(option_str, kwargs):
+def _parse_option(option_str):
     """invalid_arguments.cpp's _parseOption: (argument (type, name) list, is_variadic)."""
     if option_str == "no arguments":
         return [], False
@@ -362,7 +362,7 @@ def format_invalid_args(name, options, args, kwargs):
     """invalid_arguments.cpp's format_invalid_args."""
     msg = f"{name}() received an invalid combination of arguments - "
     if len(options) == 1:
-        arguments, variadic = _parse_option(options[0], kwargs)
+        arguments, variadic = _parse_option(options[0])
         unmatched = _unmatched_kwargs(arguments, kwargs) if kwargs else []
         if unmatched:
             return msg + "got unrecognized keyword arguments: " + ", ".join(unmatched)
@@ -371,7 +371,7 @@ def format_invalid_args(name, options, args, kwargs):
         return msg + f"got {got}, but expected {options[0]}"
     msg += f"got {_arg_desc(args, kwargs)}, but expected one of:\n"
     for option in options:
-        arguments, variadic = _parse_option(option, kwargs)
+        arguments, variadic = _parse_option(option)
         msg += f" * {option}\n"
         if _argcount_match(arguments, variadic, args, kwargs):
             unmatched = _unmatched_kwargs(arguments, kwargs) if kwargs else []

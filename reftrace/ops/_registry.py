@@ -534,11 +534,7 @@ def method_error(error, packet):
     """``error`` as the method ``x.name(...)`` raises it: when it is ``packet``'s own binding
     failure (not one from deeper inside), torch's message for the method's signatures."""
     failure = getattr(error, "_bind_failure", None)
-    if failure is None or failure[0] is not packet:
-        return error
-    _, args, kwargs = failure
-    return TypeError(_invalid_arguments(packet.name, packet.overloads, args, kwargs, method=True,
-                                        hidden=bool(packet.deprecated)))
+    return error if failure is None else restate_error(error, packet, *failure[1:], method=True)
 
 
 def restate_error(error, packet, args, kwargs, method=False):
