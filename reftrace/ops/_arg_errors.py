@@ -38,6 +38,8 @@ def _default_text(arg):
         return "torch." + str(v)
     if arg.type.base == "Layout":
         return "torch." + str(v)
+    if arg.type.base == "int" and isinstance(v, str):  # int reduction=Mean: an enum of C++
+        return f"at::Reduction::{v}"
     if isinstance(v, str) and arg.type.base == "str":
         return f'"{v}"'
     return str(v)
@@ -79,8 +81,8 @@ class Signature:
         unpack_error = None
         nargs = len(args)
         varargs = self.max_pos_args == 1 and self.params[0].type_name == "tuple of ints"
-        if nargs > self.max_pos_args and not varargs:
-            _extra_args(self, nargs)
+        if nargs > self.max_pos_args and not (varargs and _py_typename(args[0]) == "int"):
+            _extra_args(self, nargs)  # (x.view(2, 3) are varargs sizes; x.view(x, x) is not)
         arg_pos, remaining = 0, len(kwargs)
         for i, p in enumerate(self.params):
             is_kwd = False
