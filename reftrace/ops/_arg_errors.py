@@ -12,6 +12,11 @@ The Python signatures are rebuilt from the ATen schemas as torchgen writes them:
 from .._tensor import Tensor
 from ._registry import NoMatch, _bool, _tensor, _tensor_list
 
+# out= variants native_functions.yaml derives with ``autogen:``: no ``func:`` entry of their own,
+# so torch's parser has no ``out=`` for their functional (torch.sum(x, out=y) is its TypeError;
+# reftrace still binds it). Known ones; the full list would come from native_functions.yaml.
+AUTOGEN_OUT = frozenset({"aten::sum.out", "aten::prod.out"})
+
 _TENSOR_OPTIONS = frozenset({"dtype", "layout", "device", "pin_memory"})
 
 _TYPE_NAMES = {
@@ -226,7 +231,8 @@ def _sort_overloads(overloads, method):
 def signatures(packet_name, overloads, method=False):
     """The parser's visible signatures of these overloads, in its order."""
     short = packet_name.split("::")[1]
-    outs = [ov for ov in overloads if ov.schema.is_out and not ov.python_hidden]
+    outs = [ov for ov in overloads if ov.schema.is_out and not ov.python_hidden
+            and ov.qualified not in AUTOGEN_OUT]
     sigs = []
     shown = [ov for ov in overloads if not (ov.python_hidden or ov.schema.is_out) and (
         "method" in ov.variants if method else "function" in ov.variants or not ov.variants)]

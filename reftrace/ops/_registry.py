@@ -241,10 +241,7 @@ def _default_value(arg):
 # either (torchgen binds an out= overload only beside its functional one).
 SKIP_PYTHON_BINDINGS = frozenset(
     f"aten::{n}.{o}" for n in ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")
-    for o in ("Scalar", "Scalar_out")) | {
-    # out= variants native_functions.yaml derives with ``autogen:`` (no ``func:`` entry of their
-    # own, so no Python binding): torch.sum(x, out=y) is a TypeError in torch
-    "aten::sum.out", "aten::prod.out"}
+    for o in ("Scalar", "Scalar_out"))
 
 
 class OpOverload:
