@@ -22,7 +22,7 @@ from ._dispatch import dispatch
 from ._schema import parse_schema
 from ._tensor import Tensor
 from .ops import OVERLOADS, get_packet
-from .ops._registry import NoMatch, OpOverload, _invalid_arguments
+from .ops._registry import NoMatch, OpOverload, _invalid_arguments, restate_error
 from .ops.casts import check_device
 
 _FACTORIES = ["zeros", "ones", "full", "empty", "empty_strided", "eye", "arange", "linspace",
@@ -40,15 +40,28 @@ def _set_requires_grad(t, requires_grad):
     return t
 
 
+def _given_options(requires_grad, device, pin_memory):
+    """The keyword arguments the caller gave of those a factory wrapper takes (the ones not at
+    their defaults): what torch's parser error lists."""
+    return {k: v for k, v, default in (("requires_grad", requires_grad, False),
+                                       ("device", device, None), ("pin_memory", pin_memory, False))
+            if v is not default}
+
+
 def _factory(name, default_device):
     packet = get_packet(name)
 
     def factory(*args, requires_grad=False, device=None, pin_memory=False, **kwargs):
-        if kwargs.get("out") is not None:  # the out tensor decides dtype and device (.out overload)
-            return _set_requires_grad(packet(*args, **kwargs), requires_grad)
-        device = as_device(device) if device is not None else default_device
-        return _set_requires_grad(packet(*args, device=device, pin_memory=pin_memory, **kwargs),
-                                  requires_grad)
+        try:
+            if kwargs.get("out") is not None:  # the out tensor decides dtype and device (.out overload)
+                return _set_requires_grad(packet(*args, **kwargs), requires_grad)
+            dev = as_device(device) if device is not None else default_device
+            return _set_requires_grad(packet(*args, device=dev, pin_memory=pin_memory, **kwargs),
+                                      requires_grad)
+        except TypeError as e:
+            # the parser's message names what the caller gave, not the device= added here
+            given = dict(kwargs, **_given_options(requires_grad, device, pin_memory))
+            raise restate_error(e, packet, args, given) from None
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = f"torch.{name}: aten::{name} plus torch's Python-level requires_grad=."
     return factory
@@ -70,8 +83,12 @@ def _new_method(name):
     packet = get_packet(name)
 
     def method(self, *args, requires_grad=False, pin_memory=False, **kwargs):
-        return _set_requires_grad(packet(self, *args, pin_memory=pin_memory, **kwargs),
-                                  requires_grad)
+        try:
+            return _set_requires_grad(packet(self, *args, pin_memory=pin_memory, **kwargs),
+                                      requires_grad)
+        except TypeError as e:
+            given = dict(kwargs, **_given_options(requires_grad, None, pin_memory))
+            raise restate_error(e, packet, (self, *args), given, method=True) from None
     method.__name__, method.__qualname__ = name, "Tensor." + name
     return method
 

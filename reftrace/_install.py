@@ -42,10 +42,16 @@ def _method(packet):
             # call; dispatched through _registry's name, as every call (tests spy on it)
             if not args and not kwargs and type(self) is Tensor:
                 return _registry.dispatch(ov, [self, *tail])
-            return call(self, *args, **kwargs)
+            try:  # (free when nothing raises)
+                return call(self, *args, **kwargs)
+            except TypeError as e:
+                raise _registry.method_error(e, packet) from None
     elif at == 0:
         def method(self, *args, **kwargs):
-            return call(self, *args, **kwargs)
+            try:
+                return call(self, *args, **kwargs)
+            except TypeError as e:
+                raise _registry.method_error(e, packet) from None
     else:
         def method(self, *args, **kwargs):
             return packet(*args[:at], self, *args[at:], **kwargs)

@@ -389,7 +389,11 @@ class OpOverload:
         try:
             bound = self.bind(args, kwargs)
         except NoMatch:
-            raise TypeError(_invalid_arguments(self.name, [self], args, kwargs)) from None
+            # reftrace calls one overload where torch calls the packet (torch._C._nn...):
+            # torch's parser words it for all the packet's signatures
+            packet = PACKETS[self.name]
+            raise TypeError(_invalid_arguments(self.name, packet.overloads, args, kwargs,
+                                               hidden=bool(packet.deprecated))) from None
         return self.finish(dispatch(self, bound))
 
     def finish(self, result):
@@ -507,28 +511,37 @@ class OpPacket:
                 continue
             result = dispatch(ov, bound)
             return result if ov.return_type is None else ov.return_type(*result)
-        error = TypeError(_invalid_arguments(self.name, self.overloads, args, kwargs))
+        error = TypeError(_invalid_arguments(self.name, self.overloads, args, kwargs,
+                                             hidden=bool(self.deprecated)))
+        error._bind_failure = (self, args, kwargs)  # a method restates it (method_error)
         if self.deprecated:   # tried last, as torch's parser lists them last
             from ._deprecated import call
             return call(self, args, kwargs, error)
         raise error
 
 
-def _type_name(v):
-    if isinstance(v, Tensor):
-        return "Tensor"
-    if isinstance(v, (list, tuple)):
-        return f"{type(v).__name__} of [{', '.join(_type_name(e) for e in v)}]"
-    return type(v).__name__
+def _invalid_arguments(name, overloads, args, kwargs, method=False, hidden=False):
+    """torch's parser's TypeError message for a call no overload binds (ops/_arg_errors.py:
+    imported here, on the error path only)."""
+    from ._arg_errors import invalid_arguments
+    return invalid_arguments(name, overloads, args, kwargs, method, hidden)
 
 
-def _invalid_arguments(name, overloads, args, kwargs):
-    """torch's 'received an invalid combination of arguments' message (simplified)."""
-    got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
-    short = name.split("::")[1]
-    sigs = "\n".join(" * " + ov.schema.text.split("(", 1)[1].rsplit(") ->", 1)[0].join("()")
-                     for ov in overloads if not ov.python_hidden)
-    return f"{short}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}"
+def method_error(error, packet):
+    """``error`` as the method ``x.name(...)`` raises it: when it is ``packet``'s own binding
+    failure (not one from deeper inside), torch's message for the method's signatures."""
+    failure = getattr(error, "_bind_failure", None)
+    return error if failure is None else restate_error(error, packet, *failure[1:], method=True)
+
+
+def restate_error(error, packet, args, kwargs, method=False):
+    """``error`` for a Python wrapper that called ``packet`` with arguments it added: when it
+    is the packet's binding failure, the message for the caller's own ``args``/``kwargs``."""
+    failure = getattr(error, "_bind_failure", None)
+    if failure is None or failure[0] is not packet:
+        return error
+    return TypeError(_invalid_arguments(packet.name, packet.overloads, args, kwargs, method,
+                                        hidden=bool(packet.deprecated)))
 
 
 # gen_variable_type.py's DONT_REQUIRE_DERIVATIVE: ops whose results never require grad (they
