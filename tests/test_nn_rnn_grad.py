@@ -160,3 +160,45 @@ def test_pad_sequence_gradients_and_graph_match_torch(batch_first, padding_side)
     for t, r in zip(t_grads, r_grads):
         np.testing.assert_array_equal(r, t)
     assert r_sig == t_sig
+
+
+@pytest.mark.parametrize("config", [
+    {}, {"batch_first": True}, {"num_layers": 2}, {"bidirectional": True}, {"bias": False},
+    {"hx": True}, {"num_layers": 2, "bidirectional": True, "batch_first": True, "hx": True},
+    {"num_layers": 2, "states_loss": True}],
+    ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "default")
+def test_lstm_double_backward_matches_torch(config):
+    """A float32 LSTM records MkldnnRnnLayerBackward0; with create_graph=True torch runs
+    mkldnn_rnn_layer_differentiable_backward (ordinary ops), so the input's gradient can be
+    differentiated again: its grad_fn and graph, its values, the gradients of the double
+    backward."""
+    config = dict(config)
+    with_states = config.pop("hx", False)
+    states_loss = config.pop("states_loss", False)  # no output gradient: grad_output undefined
+    layers, directions = config.get("num_layers", 1), 1 + config.get("bidirectional", False)
+    x_shape = (2, 5, 3) if config.get("batch_first") else (5, 2, 3)
+    arrays = _arrays(3, x_shape, (layers * directions, 2, 4), (layers * directions, 2, 4))
+    torch.manual_seed(0)
+    t_module = torch.nn.LSTM(3, 4, **config)
+    r_module = reftrace.nn.LSTM(3, 4, **config)
+    r_module.load_state_dict({k: reftrace.from_numpy(v.detach().numpy().copy())
+                              for k, v in t_module.state_dict().items()})
+    results = []
+    for lib, module in ((torch, t_module), (reftrace, r_module)):
+        inputs = [lib.from_numpy(a.copy()).requires_grad_()
+                  for a in (arrays if with_states else arrays[:1])]
+        out, (h, c) = module(inputs[0], tuple(inputs[1:]) or None)
+        loss = h.sum() + c[-1].sum() if states_loss else out.sum()
+        g, = lib.autograd.grad(loss, inputs[0], create_graph=True)
+        (g * g).sum().backward()
+        results.append((g, inputs, dict(module.named_parameters())))
+    (t_g, t_in, t_params), (r_g, r_in, r_params) = results
+    assert r_g.grad_fn.name() == type(t_g.grad_fn).__name__  # CatBackward0 (or a transpose's)
+    assert graph_signature([r_g]) == graph_signature([t_g])
+    np.testing.assert_allclose(r_g.detach().numpy(), t_g.detach().numpy(), rtol=1e-5, atol=1e-5)
+    for k, (t, r) in enumerate(zip(t_in, r_in)):
+        np.testing.assert_allclose(r.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-5,
+                                   err_msg=f"input {k}")
+    for name, p in r_params.items():
+        np.testing.assert_allclose(p.grad.numpy(), t_params[name].grad.numpy(), rtol=1e-5,
+                                   atol=1e-5, err_msg=name)

@@ -39,11 +39,11 @@ def namespace():
         import builtins
         import reftrace
         from . import (_functions_manual, _functions_manual_grid, _functions_manual_lu,
-                       _functions_manual_scatter)
+                       _functions_manual_rnn, _functions_manual_scatter)
         ns = dict(vars(builtins))
         ns.update({k: v for k, v in vars(reftrace).items() if not k.startswith("__")})
         for helpers in (_functions_manual, _functions_manual_grid, _functions_manual_lu,
-                        _functions_manual_scatter):
+                        _functions_manual_rnn, _functions_manual_scatter):
             ns.update({k: v for k, v in vars(helpers).items() if not k.startswith("__")})
         from ..ops import PACKETS  # every ATen op by its name, also those with no Python function
         for qualified, packet in PACKETS.items():

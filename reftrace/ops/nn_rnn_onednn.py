@@ -94,8 +94,11 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
 
 
 derivatives(mkldnn_rnn_layer, {
+    # with grad mode on (create_graph=True) torch runs the backward written with ordinary ops
+    # (reftrace/autograd/_functions_manual_rnn.py), so that it can be differentiated again
     "input, weight0, weight1, weight2, weight3, hx_, cx_":
-        "mkldnn_rnn_layer_backward(input, weight0, weight1, weight2, weight3, hx_, cx_, result0, "
+        "(mkldnn_rnn_layer_differentiable_backward if is_grad_enabled() else "
+        "mkldnn_rnn_layer_backward)(input, weight0, weight1, weight2, weight3, hx_, cx_, result0, "
         "result1, result2, grads[0], grads[1], grads[2], reverse, mode, hidden_size, num_layers, "
         "has_biases, train, bidirectional, batch_sizes, batch_first, result3)"},
     output_differentiability=(True, True, True, False))
