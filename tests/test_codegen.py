@@ -283,9 +283,69 @@ def test_module_source_calls_submodule_methods():
     traced(*inputs)
     source = compiled(traced.graph).source
     assert source.startswith("def forward(self_1, x):")  # %self.1
+    # the submodule's method is written inline under its guard, the call kept as the fallback
+    assert "    if getattr(a, '_type', None) is T and isinstance(x, Tensor):\n" in source
     assert "call_method('forward', a, x)" in source
     seq = _trace(reftrace.nn.Sequential(reftrace.nn.Linear(2, 2)), (reftrace.ones(1, 2),))
     assert "_0 = get_attr(self_1, '0')" in compiled(seq.graph).source
+
+
+class _Outer(reftrace.nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x):
+        return self.inner(x) * 2
+
+
+def test_inlined_call_falls_back_when_the_submodule_changes():
+    """A submodule replaced after tracing by a module of another traced class: the inlined
+    lines' guard fails and the call runs the new module's method, as the interpreter does."""
+    traced = _trace(_Outer(reftrace.nn.Linear(3, 2)), (reftrace.ones(4, 3),))
+    x = reftrace.randn(4, 3)
+    traced(x)
+    other = _trace(_Outer(reftrace.nn.Sequential(reftrace.nn.Linear(3, 3), reftrace.nn.ReLU())),
+                   (reftrace.ones(4, 3),))
+    traced.inner = other.inner
+    out = traced(x)
+    assert out.shape_tuple == (4, 3)
+    expected = traced._get_method("forward").run_interpreted(x)
+    assert out.detach().numpy().tobytes() == expected.detach().numpy().tobytes()
+
+
+def test_inlined_callee_constant_that_requires_grad():
+    """A tensor constant of an inlined callee that requires grad (set after tracing) makes the
+    caller take the requires_grad rule, as the callee's own call would have."""
+    class Scale(reftrace.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.k = reftrace.ones(3)  # neither parameter nor buffer: a constant
+
+        def forward(self, x):
+            return x * self.k
+    traced = _trace(_Outer(Scale()), (reftrace.ones(3),))
+    assert not traced(reftrace.ones(3)).requires_grad
+    inner = traced.inner._type.methods["forward"]
+    [k] = [n.attrs["value"][1] for n in inner if n.kind_ == "prim::Constant" and n.attrs
+           and isinstance(n.attrs.get("value", (None, None))[1], reftrace.Tensor)]
+    k.requires_grad_()
+    assert traced._get_method("forward").run_interpreted(reftrace.ones(3)).requires_grad
+    assert traced(reftrace.ones(3)).requires_grad
+    with reftrace.no_grad():
+        assert not traced(reftrace.ones(3)).requires_grad
+
+
+def test_deep_nesting_beyond_the_inline_depth():
+    from reftrace.jit.codegen import INLINE_DEPTH
+    module = reftrace.nn.Linear(2, 2)
+    for _ in range(INLINE_DEPTH + 3):
+        module = _Outer(module)
+    x = reftrace.randn(3, 2)
+    traced = _trace(module, (x,))
+    assert traced(x).detach().numpy().tobytes() == module(x).detach().numpy().tobytes()
+    source = compiled(traced.graph).source
+    assert "call_method('forward'" in source and "    " * (INLINE_DEPTH + 1) + "if " not in source
 
 
 def test_get_attr_reads_what_getattr_reads():

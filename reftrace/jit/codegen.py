@@ -243,7 +243,7 @@ def cannot_run(kind):
 _HELPERS = {f.__name__: f for f in (list_unpack, getitem, num_to_tensor, call_method,
                                      call_function, cannot_run, run_python_op, size_of, get_attr)}
 # builtins the generated lines call: a value named `int` must not shadow them
-_BUILTINS_USED = ("int", "float", "getattr")
+_BUILTINS_USED = ("int", "float", "getattr", "isinstance", "Tensor")
 # schema argument types whose constant values are converted once, here (the converted values are
 # singletons: the interpreter would pass the very same objects). Device constants are converted on
 # every call, as the interpreter does, since each conversion makes a new device object.
@@ -283,86 +283,159 @@ def generate(graph, name):
     """(source, function name, namespace, ops): the function's source text, its name, the
     globals it reads, and the ops it calls (global name -> OpOverload: CompiledGraph binds each
     name to the kernel or to run_kernel)."""
-    nodes = list(graph)
-    namer = _Namer(set(_HELPERS) | set(_BUILTINS_USED))
-    namespace = dict(_HELPERS)
-    ops = {}            # global name -> OpOverload
-    op_names = {}       # OpOverload -> global name
-    object_names = {}   # id(constant object), or a converter's type name -> global name
-    counter = itertools.count()
-
-    def global_for(obj, hint, key=None):
-        key = id(obj) if key is None else key
-        if key not in object_names:
-            object_names[key] = namer(hint)
-            namespace[object_names[key]] = obj
-        return object_names[key]
-
-    # 1. globals first (ops and constants), so value names never shadow them
-    expr = {}           # Value -> the expression that reads it
-    for n in nodes:
-        if n.kind_ == "prim::Constant" and n.attrs and "value" not in n.attrs:
-            # a traced function used as a value (prim::CallFunction's callee): its graph
-            expr[n.outputs_[0]] = global_for(n.outputs_[0].type_.callee, n.s("name"))
-        elif n.kind_ == "prim::Constant":
-            v = None if not n.attrs else n.attrs["value"][1]
-            expr[n.outputs_[0]] = repr(v) if _is_literal(v) else \
-                global_for(v, f"c{next(counter)}" if isinstance(v, Tensor) else "const")
-        elif n.op is not None and n.op not in op_names:
-            op_names[n.op] = namer(n.op.qualified.replace("::", "_"))
-            ops[op_names[n.op]] = n.op
-    fn_name = namer(name)
-
-    # 2. variable names, and where each value is used last
-    params = []
-    for v in graph.param.outputs_:
-        expr[v] = namer(v.debugName())
-        params.append(expr[v])
-    for n in nodes:
-        if n.kind_ != "prim::Constant":
-            for o in n.outputs_:
-                expr[o] = namer(o.debugName())
-    # aten::Int (Float, ScalarImplicit) of a prim::NumToTensor reads back the number n the tensor
-    # was made from: ``int(n)`` is what ``int(num_to_tensor(n)._to_number())`` gives, without the
-    # tensor. Size arithmetic traces to many of these (one per use of ``x.size(0)``), and the
-    # NumToTensor whose every use is such a read is not run at all (it has no effect).
-    made_from = {n.outputs_[0]: n.inputs_[0] for n in nodes if n.kind_ == "prim::NumToTensor"}
-    inputs = {n: ([made_from[n.inputs_[0]]] if n.kind_ in _READ_BACK and n.inputs_[0] in made_from
-                  else n.inputs_) for n in nodes}
-    last_use = {}
-    for n in nodes:
-        for v in inputs[n]:
-            last_use[v] = n
-    for v in graph.ret.inputs_:
-        last_use[v] = graph.ret  # returned: never freed
-
-    # 3. one line per node
+    emitter = _Emitter()
+    emitter.declare_globals(graph)
+    fn_name = emitter.namer(name)
+    params = [emitter.namer(v.debugName()) for v in graph.param.outputs_]
     lines = [f"def {fn_name}({', '.join(params)}):"]
-    for n in nodes:
-        if n.kind_ == "prim::Constant":
-            continue
-        args = [expr[v] for v in inputs[n]]
-        unused = [expr[o] for o in n.outputs_ if o not in last_use]
-        if inputs[n] is not n.inputs_:
-            rhs = _READ_BACK[n.kind_].format(args[0])  # a NumToTensor's number (above)
-        elif n.kind_ == "prim::NumToTensor" and unused:
-            continue  # only read back as a number
-        else:
-            rhs = _expression(n, args, op_names, global_for)
-        outs = [expr[o] for o in n.outputs_]
-        dead = [expr[v] for v in dict.fromkeys(inputs[n]) if last_use.get(v) is n and
-                v.node_.kind_ != "prim::Constant"]
-        if not outs or (len(outs) == 1 and unused):
-            line = rhs  # a result nobody reads (an in-place op kept for its effect)
-        elif len(outs) == 1 and n.kind_ not in ("prim::ListUnpack", "prim::TupleUnpack"):
-            line = f"{outs[0]} = {rhs}"
-        else:
-            line = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {rhs}"
-            dead += unused
-        lines.append("    " + line + (f";  del {', '.join(dead)}" if dead else ""))
-    rets = [expr[v] for v in graph.ret.inputs_]
+    rets = emitter.body(graph, params, lines, "    ", 0)
     lines.append("    return " + (rets[0] if len(rets) == 1 else "(" + ", ".join(rets) + ")"))
-    return "\n".join(lines) + "\n", fn_name, namespace, ops
+    return "\n".join(lines) + "\n", fn_name, emitter.namespace, emitter.ops
+
+
+# how deep submodule calls are inlined (each level indents the source once)
+INLINE_DEPTH = 8
+
+
+class _Emitter:
+    """Writes graphs as lines of one function. A submodule's method call (prim::CallMethod) is
+    written inline, as torch's executor inlines it (the Inline pass), under a guard that the
+    module is of the traced class and the arguments pass the callee's input checks; otherwise
+    (the guard fails, or the callee is nested too deep) the line calls ``call_method``, which
+    runs the callee's own generated function. Inlined or called, the callee's lines are the
+    same: inlining saves the call, its input checks and its mode decision (the callee's tensor
+    constants join the caller's, which decides for both)."""
+
+    def __init__(self):
+        self.namer = _Namer(set(_HELPERS) | set(_BUILTINS_USED))
+        self.namespace = dict(_HELPERS)
+        self.ops = {}            # global name -> OpOverload
+        self.op_names = {}       # OpOverload -> global name
+        self.object_names = {}   # id(constant object), or a converter's type name -> global name
+        self.counter = itertools.count()
+        self.expr = {}           # Value -> the expression that reads it
+
+    def global_for(self, obj, hint, key=None):
+        key = id(obj) if key is None else key
+        if key not in self.object_names:
+            self.object_names[key] = self.namer(hint)
+            self.namespace[self.object_names[key]] = obj
+        return self.object_names[key]
+
+    def declare_globals(self, graph):
+        """Ops and constants get their global names first, so value names never shadow them."""
+        expr = self.expr
+        for n in graph:
+            if n.kind_ == "prim::Constant" and n.attrs and "value" not in n.attrs:
+                # a traced function used as a value (prim::CallFunction's callee): its graph
+                expr[n.outputs_[0]] = self.global_for(n.outputs_[0].type_.callee, n.s("name"))
+            elif n.kind_ == "prim::Constant":
+                v = None if not n.attrs else n.attrs["value"][1]
+                expr[n.outputs_[0]] = repr(v) if _is_literal(v) else \
+                    self.global_for(v, f"c{next(self.counter)}" if isinstance(v, Tensor) else "const")
+            elif n.op is not None and n.op not in self.op_names:
+                self.op_names[n.op] = self.namer(n.op.qualified.replace("::", "_"))
+                self.ops[self.op_names[n.op]] = n.op
+
+    def body(self, graph, params, lines, indent, depth, result=None):
+        """Append ``graph``'s lines to ``lines`` with its inputs read from the expressions
+        ``params`` (never deleted here: the caller owns them); the returned values' expressions.
+        ``result``: the name for the one returned value, where a node of ``graph`` makes it."""
+        expr = self.expr
+        nodes = list(graph)
+        for v, p in zip(graph.param.outputs_, params):
+            expr[v] = p
+        for n in nodes:
+            if n.kind_ != "prim::Constant":
+                for o in n.outputs_:
+                    expr[o] = self.namer(o.debugName())
+        ret = graph.ret.inputs_[0] if result is not None else None
+        if ret is not None and ret.node_ is not graph.param and ret.node_.kind_ != "prim::Constant":
+            expr[ret] = result
+        # aten::Int (Float, ScalarImplicit) of a prim::NumToTensor reads back the number n the tensor
+        # was made from: ``int(n)`` is what ``int(num_to_tensor(n)._to_number())`` gives, without the
+        # tensor. Size arithmetic traces to many of these (one per use of ``x.size(0)``), and the
+        # NumToTensor whose every use is such a read is not run at all (it has no effect).
+        made_from = {n.outputs_[0]: n.inputs_[0] for n in nodes if n.kind_ == "prim::NumToTensor"}
+        inputs = {n: ([made_from[n.inputs_[0]]] if n.kind_ in _READ_BACK and n.inputs_[0] in made_from
+                      else n.inputs_) for n in nodes}
+        last_use = {}
+        for n in nodes:
+            for v in inputs[n]:
+                last_use[v] = n
+        for v in graph.ret.inputs_:
+            last_use[v] = graph.ret  # returned: never freed
+        owned = set(graph.param.outputs_) if depth else set()  # a callee's inputs are the caller's
+
+        for n in nodes:
+            if n.kind_ == "prim::Constant":
+                continue
+            args = [expr[v] for v in inputs[n]]
+            unused = [expr[o] for o in n.outputs_ if o not in last_use]
+            if inputs[n] is not n.inputs_:
+                rhs = _READ_BACK[n.kind_].format(args[0])  # a NumToTensor's number (above)
+            elif n.kind_ == "prim::NumToTensor" and unused:
+                continue  # only read back as a number
+            else:
+                rhs = _expression(n, args, self.op_names, self.global_for)
+            outs = [expr[o] for o in n.outputs_]
+            dead = [expr[v] for v in dict.fromkeys(inputs[n]) if last_use.get(v) is n and
+                    v.node_.kind_ != "prim::Constant" and v not in owned]
+            if not outs or (len(outs) == 1 and unused):
+                line = rhs  # a result nobody reads (an in-place op kept for its effect)
+            elif len(outs) == 1 and n.kind_ not in ("prim::ListUnpack", "prim::TupleUnpack"):
+                line = f"{outs[0]} = {rhs}"
+            else:
+                line = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {rhs}"
+                dead += unused
+            if n.kind_ == "prim::CallMethod" and len(outs) == 1 and not unused and \
+                    self.inline(n, args, outs[0], line, lines, indent, depth):
+                if dead:  # (after both branches)
+                    lines.append(f"{indent}del {', '.join(dead)}")
+                continue
+            lines.append(indent + line + (f";  del {', '.join(dead)}" if dead else ""))
+        return [expr[v] for v in graph.ret.inputs_]
+
+    def inline(self, n, args, out, call_line, lines, indent, depth):
+        """Write the call ``n`` (``out = call_method(...)``) inline under its guard; False when
+        it cannot be (then the caller writes the call)."""
+        callee = _inlinable(n, depth)
+        if callee is None:
+            return False
+        guard = [f"getattr({args[0]}, '_type', None) is {self.global_for(n.inputs_[0].type_, 'T')}"]
+        guard += [f"isinstance({a}, Tensor)" for a in args[1:]]  # (_inlinable: all Tensors)
+        self.namespace["Tensor"] = Tensor
+        self.declare_globals(callee)
+        lines.append(f"{indent}if {' and '.join(guard)}:")
+        rets = self.body(callee, args, lines, indent + "    ", depth + 1, result=out)
+        if rets[0] != out:  # (the callee returns one of its inputs, or a constant)
+            lines.append(f"{indent}    {out} = {rets[0]}")
+        lines.append(f"{indent}else:")
+        lines.append(f"{indent}    {call_line}")
+        return True
+
+
+def _inlinable(n, depth):
+    """The graph that the CallMethod ``n`` runs, when it can be written inline: its module's
+    type is a traced class (known now, and checked by the guard at run time), its other inputs
+    are Tensors, it returns one value, and the nesting is not too deep."""
+    if depth >= INLINE_DEPTH:
+        return None
+    typ = n.inputs_[0].type_
+    if not isinstance(typ, T.ClassType):
+        return None
+    graph = typ.methods.get(n.s("name"))
+    if graph is None:
+        return None
+    c = graph.__dict__.get("_compiled")
+    if c is not None:  # what a call would run: a loaded method's graph copy (_script.ExecutorCode)
+        built = getattr(c, "_built", None)
+        graph = built().graph if built is not None else c.graph
+    ps = graph.param.outputs_
+    if len(ps) != len(n.inputs_) or ps[0].type_ is not typ or len(graph.ret.inputs_) != 1 \
+            or not all(isinstance(p.type_, T.TensorType) for p in ps[1:]):
+        return None
+    return graph
 
 
 def _expression(n, args, op_names, global_for):
