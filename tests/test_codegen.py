@@ -413,3 +413,43 @@ def test_call_function():
 
 def torch_neg(x):
     return reftrace.neg(x)
+
+
+# -- size arithmetic as Python ints (_size_arith.py) ------------------------------------------------
+
+def test_size_arithmetic_runs_as_ints():
+    """``n * 3 - 20) // m`` on traced sizes: the 0-dim tensor ops only read back as numbers are
+    int arithmetic in the generated code, with the interpreter's results on new sizes."""
+    src = ("def fn(x):\n    n, m = x.size(0), x.size(1)\n    k = (n * 3 - 20) // m\n"
+           "    j = n - 2 * m + k\n    return x.reshape(n * m // 2, 2), x.view(-1)[: n * m + j]\n")
+    traced = _case(src, (T(4, 2),))
+    source = compiled(traced.graph, "fn").source
+    assert "wrap_int64(" in source and "int_div(" in source and "aten_mul_Tensor" not in source
+    for spec in ((T(6, 2),), (T(3, 4),), (T(10, 1),)):
+        assert_agree(traced, load_fn(reftrace, src, "extra"), lambda: make_inputs(reftrace, spec, seed=1))
+
+
+def test_size_arithmetic_used_as_a_tensor_stays_a_tensor():
+    src = "def fn(x):\n    a = (x.size(0) - 7) // 2\n    return x.sum() + a\n"
+    traced = _case(src, (T(4, 2),))
+    assert "int_div(" not in compiled(traced.graph, "fn").source
+
+
+def test_int_division_and_wrap_as_the_kernels():
+    from reftrace.jit._size_arith import int_div, wrap_int64
+    for a in range(-9, 10):
+        for b in range(-4, 5):
+            for floor, mode in ((True, "floor"), (False, "trunc")):
+                ta, tb = reftrace.tensor(a), reftrace.tensor(b)
+                if b == 0:
+                    with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+                        int_div(a, b, floor)
+                    with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+                        reftrace.div(ta, tb, rounding_mode=mode)
+                    continue
+                assert int_div(a, b, floor) == reftrace.div(ta, tb, rounding_mode=mode).item()
+    big = 2 ** 62
+    for x, y in ((big, 4), (big, 2), (-big, 2), (-big, 3), (3, 5)):
+        assert wrap_int64(x * y) == (reftrace.tensor(x) * reftrace.tensor(y)).item()
+    assert int_div(-2 ** 63, -1, True) == reftrace.floor_divide(reftrace.tensor(-2 ** 63),
+                                                                reftrace.tensor(-1)).item()

@@ -40,6 +40,8 @@ from .._tensor import Tensor, scalar_to_tensor
 from . import _types as T
 from ..autograd.grad_mode import STATE as GRAD
 from ._python_op import run_python_op
+from . import _size_arith
+from ._size_arith import int_div, wrap_int64
 from .interpreter import InterpreterError, _argument_converter, check_input, size_of
 
 
@@ -241,7 +243,8 @@ def cannot_run(kind):
 
 
 _HELPERS = {f.__name__: f for f in (list_unpack, getitem, num_to_tensor, call_method,
-                                     call_function, cannot_run, run_python_op, size_of, get_attr)}
+                                     call_function, cannot_run, run_python_op, size_of, get_attr,
+                                     wrap_int64, int_div)}
 # builtins the generated lines call: a value named `int` must not shadow them
 _BUILTINS_USED = ("int", "float", "getattr", "isinstance", "Tensor")
 # schema argument types whose constant values are converted once, here (the converted values are
@@ -356,9 +359,19 @@ class _Emitter:
         # was made from: ``int(n)`` is what ``int(num_to_tensor(n)._to_number())`` gives, without the
         # tensor. Size arithmetic traces to many of these (one per use of ``x.size(0)``), and the
         # NumToTensor whose every use is such a read is not run at all (it has no effect).
+        # Size arithmetic over such numbers is Python int arithmetic where nothing sees the
+        # tensors (_size_arith.py): those nodes read their operands' numbers too.
         made_from = {n.outputs_[0]: n.inputs_[0] for n in nodes if n.kind_ == "prim::NumToTensor"}
-        inputs = {n: ([made_from[n.inputs_[0]]] if n.kind_ in _READ_BACK and n.inputs_[0] in made_from
-                      else n.inputs_) for n in nodes}
+        folded = _size_arith.folded_values(nodes, graph.ret.inputs_)
+        inputs, reads = {}, set()
+        for n in nodes:
+            if n.kind_ in _READ_BACK and (n.inputs_[0] in made_from or n.inputs_[0] in folded):
+                inputs[n] = [made_from.get(n.inputs_[0], n.inputs_[0])]
+                reads.add(n)
+            elif n.outputs_ and n.outputs_[0] in folded and n.kind_ != "prim::NumToTensor":
+                inputs[n] = [made_from.get(v, v) for v in n.inputs_]
+            else:
+                inputs[n] = n.inputs_
         last_use = {}
         for n in nodes:
             for v in inputs[n]:
@@ -372,10 +385,14 @@ class _Emitter:
                 continue
             args = [expr[v] for v in inputs[n]]
             unused = [expr[o] for o in n.outputs_ if o not in last_use]
-            if inputs[n] is not n.inputs_:
+            if n in reads:
                 rhs = _READ_BACK[n.kind_].format(args[0])  # a NumToTensor's number (above)
             elif n.kind_ == "prim::NumToTensor" and unused:
                 continue  # only read back as a number
+            elif n.outputs_ and n.outputs_[0] in folded:
+                rhs = _size_arith.expression(n, lambda v: expr[made_from.get(v, v)] if
+                                             _size_arith.int_constant(v) is None else
+                                             repr(_size_arith.int_constant(v)))
             else:
                 rhs = _expression(n, args, self.op_names, self.global_for)
             outs = [expr[o] for o in n.outputs_]
