@@ -134,6 +134,9 @@ def conv_forward(x, w, bias, stride, pad_pairs, dilation, groups):
         # a 1x1 convolution is a GEMM over the input as it lies: no windows, no im2col copy
         out = a.shape[2:]
         cols = a.reshape(N, groups, -1, math.prod(out))
+    elif xp is np:
+        cols, out = im2col(a, kernel, stride, pad_pairs, dilation)
+        cols = cols.reshape(N, groups, -1, math.prod(out))          # (N, G, Cg*prod(kernel), P)
     else:
         if any(map(any, pad_pairs)):
             a = constant_padded(xp, a, pad_pairs)
@@ -149,6 +152,71 @@ def conv_forward(x, w, bias, stride, pad_pairs, dilation, groups):
     if bias is not None:
         res += bias._array.reshape((-1,) + (1,) * n)
     return _fresh(res, x.dtype, x.device)
+
+
+def im2col(a, kernel, stride, pad_pairs, dilation):
+    """The (N, C, *kernel, *out) matrix of every receptive field of NumPy array ``a`` (N, C,
+    *spatial), zero padded, C-contiguous; and ``out``. The same values, in the same layout, as
+    copying the transposed ``windows`` of the padded input, built in two passes that move long
+    runs instead of one copy whose inner loop is one output row (a few elements on a small map):
+
+    1. ``shifted`` (N, C, kW, *padded leading spatial, out_W): for each kernel column kj the
+       input's columns that offset reads, ``out_W`` per row (stride and dilation applied), the
+       padding left at zero: one slice assignment per kernel column.
+    2. the windows over the leading spatial dims of ``shifted``: with stride 1 each window's
+       positions are whole rows of ``shifted``, so the final copy moves runs of prod(out).
+
+    The plan (shapes, slices, strides) depends on the geometry only: made once per signature."""
+    key = (a.shape, a.dtype.itemsize, kernel, tuple(stride), tuple(map(tuple, pad_pairs)),
+           tuple(dilation))
+    plan = _IM2COL_PLANS.get(key)
+    if plan is None:
+        plan = _im2col_plan(a.shape, a.dtype.itemsize, kernel, stride, pad_pairs, dilation)
+        if len(_IM2COL_PLANS) > 1024:
+            _IM2COL_PLANS.clear()
+        _IM2COL_PLANS[key] = plan
+    shifted_shape, copies, cols_shape, cols_strides, out = plan
+    shifted = np.zeros(shifted_shape, a.dtype)
+    for dst, src in copies:
+        shifted[dst] = a[src]
+    if cols_strides is None:  # 1-d: ``shifted`` is the matrix itself
+        return shifted, out
+    return np.ascontiguousarray(np.ndarray(cols_shape, a.dtype, shifted, 0, cols_strides)), out
+
+
+_IM2COL_PLANS = {}  # geometry -> im2col's plan
+
+
+def _im2col_plan(shape, itemsize, kernel, stride, pad_pairs, dilation):
+    n = len(kernel)
+    spatial = shape[2:]
+    padded = [L + b + e for L, (b, e) in zip(spatial, pad_pairs)]
+    out = tuple((P - d * (k - 1) - 1) // s + 1
+                for P, k, s, d in zip(padded, kernel, stride, dilation))
+    kw, sw, dw, (bw, _) = kernel[-1], stride[-1], dilation[-1], pad_pairs[-1]
+    width, out_w = spatial[-1], out[-1]
+    shifted_shape = shape[:2] + (kw,) + tuple(padded[:-1]) + (out_w,)
+    rows = tuple(slice(b, b + L) for L, (b, _) in zip(spatial[:-1], pad_pairs[:-1]))
+    copies = []
+    for kj in range(kw):
+        # output column o reads input column o * sw + kj * dw - bw, when inside the input
+        first = kj * dw - bw
+        lo = max(0, -(first // sw)) if first < 0 else 0
+        hi = min(out_w, (width - 1 - first) // sw + 1) if width - 1 - first >= 0 else 0
+        if hi > lo:
+            src = slice(lo * sw + first, (hi - 1) * sw + first + 1, sw)
+            copies.append(((slice(None), slice(None), kj) + rows + (slice(lo, hi),),
+                           (Ellipsis, src)))
+    if n == 1:
+        return shifted_shape, copies, None, None, out
+    st = [itemsize]  # shifted's C-contiguous strides, innermost first
+    for size in reversed(shifted_shape[1:]):
+        st.insert(0, st[0] * size)
+    lead_st = st[3:-1]  # the padded leading spatial dims
+    cols_shape = shape[:2] + tuple(kernel) + out
+    cols_strides = (st[0], st[1]) + tuple(s * d for s, d in zip(lead_st, dilation[:-1])) \
+        + (st[2],) + tuple(s * k for s, k in zip(lead_st, stride[:-1])) + (itemsize,)
+    return shifted_shape, copies, cols_shape, cols_strides, out
 
 
 def scatter_windows(xp, cols, full, stride, dilation):
