@@ -118,33 +118,40 @@ def _check_shapes(x, w, bias, padding, stride, dilation, groups):
             "Kernel size can't be greater than actual input size")
 
 
-def conv_forward(x, w, bias, stride, pad_pairs, dilation, groups):
-    """The convolution itself. ``pad_pairs``: (before, after) zeros per spatial dim."""
+def conv_forward(x, w, bias, stride, pad_pairs, dilation, groups, plan=None):
+    """The convolution itself. ``pad_pairs``: (before, after) zeros per spatial dim. ``plan``:
+    ``conv_plan``'s for this signature when the caller has it cached."""
     if w.dtype is not x.dtype:
         raise RuntimeError(
             f"Input type ({legacy_type_name(x)}) and weight type ({legacy_type_name(w)}) should be "
             "the same or input should be a MKLDNN tensor and weight is a dense tensor")
     xp = xp_of(x)
     a = x._array
+    if xp is np:
+        if plan is None:
+            plan = conv_plan(a.shape, a.dtype, w.shape_tuple, stride, pad_pairs, dilation, groups)
+        im_plan, w_shape, cols_shape, res_shape, bias_shape = plan
+        # im2col: (N, C, *kernel, *out), the output positions innermost; one batched GEMM per
+        # group then yields (N, O, *out) directly, already in torch's contiguous layout. A 1x1
+        # convolution is a GEMM over the input as it lies: no windows, no im2col copy.
+        cols = a if im_plan is None else im2col(a, im_plan)
+        res = np.matmul(w._array.reshape(w_shape), cols.reshape(cols_shape)).reshape(res_shape)
+        if bias is not None:
+            res += bias._array.reshape(bias_shape)
+        return _fresh(res, x.dtype, x.device)
     n = w.ndim - 2
     kernel = w.shape_tuple[2:]
     N = a.shape[0]
     wa = w._array.reshape(1, groups, w.shape_tuple[0] // groups, -1)  # (1, G, O/G, Cg*prod(kernel))
     if all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(map(any, pad_pairs)):
-        # a 1x1 convolution is a GEMM over the input as it lies: no windows, no im2col copy
         out = a.shape[2:]
         cols = a.reshape(N, groups, -1, math.prod(out))
-    elif xp is np:
-        cols, out = im2col(a, kernel, stride, pad_pairs, dilation)
-        cols = cols.reshape(N, groups, -1, math.prod(out))          # (N, G, Cg*prod(kernel), P)
     else:
         if any(map(any, pad_pairs)):
             a = constant_padded(xp, a, pad_pairs)
         win = windows(xp, a, kernel, stride, dilation)           # (N, C, *out, *kernel)
         out = win.shape[2:2 + n]
-        # im2col: (N, C, *kernel, *out) copied contiguously, the output positions innermost (the
-        # copy then reads the input nearly sequentially); one batched GEMM per group then yields
-        # (N, O, *out) directly, already in torch's contiguous layout.
+        # the same (N, C, *kernel, *out) matrix as im2col's, copied in one pass
         order = (0, 1) + tuple(range(2 + n, 2 + 2 * n)) + tuple(range(2, 2 + n))
         cols = xp.ascontiguousarray(win.transpose(order))
         cols = cols.reshape(N, groups, -1, math.prod(out))          # (N, G, Cg*prod(kernel), P)
@@ -154,40 +161,58 @@ def conv_forward(x, w, bias, stride, pad_pairs, dilation, groups):
     return _fresh(res, x.dtype, x.device)
 
 
-def im2col(a, kernel, stride, pad_pairs, dilation):
+def conv_plan(shape, dtype, w_shape, stride, pad_pairs, dilation, groups):
+    """What conv_forward's NumPy path needs beyond the arrays, from the geometry alone (made once
+    per signature: a model calls each convolution with the same one every time):
+    (im2col's plan or None for a 1x1 convolution, and the weight, columns, result and bias
+    shapes)."""
+    key = (shape, dtype, w_shape, tuple(stride), tuple(map(tuple, pad_pairs)), tuple(dilation),
+           groups)
+    plan = _CONV_PLANS.get(key)
+    if plan is None:
+        n = len(w_shape) - 2
+        kernel = tuple(w_shape[2:])
+        if all(k == 1 for k in kernel) and all(s == 1 for s in stride) \
+                and not any(map(any, pad_pairs)):
+            im_plan, out = None, shape[2:]
+        else:
+            im_plan = im2col_plan(shape, dtype.itemsize, kernel, stride, pad_pairs, dilation)
+            out = im_plan[-1]
+        plan = (im_plan, (1, groups, w_shape[0] // groups, -1),
+                (shape[0], groups, -1, math.prod(out)), (shape[0], -1) + tuple(out),
+                (-1,) + (1,) * n)
+        if len(_CONV_PLANS) > 1024:
+            _CONV_PLANS.clear()
+        _CONV_PLANS[key] = plan
+    return plan
+
+
+_CONV_PLANS = {}  # conv_forward's geometry -> its plan
+
+
+def im2col(a, plan):
     """The (N, C, *kernel, *out) matrix of every receptive field of NumPy array ``a`` (N, C,
-    *spatial), zero padded, C-contiguous; and ``out``. The same values, in the same layout, as
-    copying the transposed ``windows`` of the padded input, built in two passes that move long
-    runs instead of one copy whose inner loop is one output row (a few elements on a small map):
+    *spatial), zero padded, C-contiguous (``plan``: ``im2col_plan``'s for a's geometry). The same
+    values, in the same layout, as copying the transposed ``windows`` of the padded input, built
+    in two passes that move long runs instead of one copy whose inner loop is one output row (a
+    few elements on a small map):
 
     1. ``shifted`` (N, C, kW, *padded leading spatial, out_W): for each kernel column kj the
        input's columns that offset reads, ``out_W`` per row (stride and dilation applied), the
        padding left at zero: one slice assignment per kernel column.
     2. the windows over the leading spatial dims of ``shifted``: with stride 1 each window's
-       positions are whole rows of ``shifted``, so the final copy moves runs of prod(out).
-
-    The plan (shapes, slices, strides) depends on the geometry only: made once per signature."""
-    key = (a.shape, a.dtype.itemsize, kernel, tuple(stride), tuple(map(tuple, pad_pairs)),
-           tuple(dilation))
-    plan = _IM2COL_PLANS.get(key)
-    if plan is None:
-        plan = _im2col_plan(a.shape, a.dtype.itemsize, kernel, stride, pad_pairs, dilation)
-        if len(_IM2COL_PLANS) > 1024:
-            _IM2COL_PLANS.clear()
-        _IM2COL_PLANS[key] = plan
-    shifted_shape, copies, cols_shape, cols_strides, out = plan
+       positions are whole rows of ``shifted``, so the final copy moves runs of prod(out)."""
+    shifted_shape, copies, cols_shape, cols_strides, _ = plan
     shifted = np.zeros(shifted_shape, a.dtype)
     for dst, src in copies:
         shifted[dst] = a[src]
     if cols_strides is None:  # 1-d: ``shifted`` is the matrix itself
-        return shifted, out
-    return np.ascontiguousarray(np.ndarray(cols_shape, a.dtype, shifted, 0, cols_strides)), out
+        return shifted
+    return np.ascontiguousarray(np.ndarray(cols_shape, a.dtype, shifted, 0, cols_strides))
 
 
-_IM2COL_PLANS = {}  # geometry -> im2col's plan
-
-
-def _im2col_plan(shape, itemsize, kernel, stride, pad_pairs, dilation):
+def im2col_plan(shape, itemsize, kernel, stride, pad_pairs, dilation):
+    """im2col's shapes, slices and strides; the output's spatial sizes last."""
     n = len(kernel)
     spatial = shape[2:]
     padded = [L + b + e for L, (b, e) in zip(spatial, pad_pairs)]
@@ -313,24 +338,28 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
         raise RuntimeError(
             f"Input type ({legacy_type_name(input)}) and bias type ({legacy_type_name(bias)}) "
             "should be the same")
-    key = (input.shape_tuple, weight.shape_tuple, None if bias is None else bias.shape_tuple,
+    a = input._array
+    key = (a.shape, a.dtype, weight.shape_tuple, None if bias is None else bias.shape_tuple,
            tuple(stride), tuple(padding), tuple(dilation), transposed, tuple(output_padding), groups)
     params = _CHECKED.get(key)
     if params is None:
         params = _checked_params(input, weight, bias, stride, padding, dilation, transposed,
                                  output_padding, groups)
+        if not transposed and a.size:
+            params += (conv_plan(a.shape, a.dtype, weight.shape_tuple, params[0],
+                                 [(p, p) for p in params[1]], params[2], groups),)
         if len(_CHECKED) > 4096:
             _CHECKED.clear()
         _CHECKED[key] = params
-    stride, padding, dilation, output_padding = params
-    if input.numel() == 0:
+    stride, padding, dilation, output_padding = params[:4]
+    if a.size == 0:
         return _empty_convolution(input, weight, stride, padding, dilation, transposed,
                                   output_padding, groups)
     if transposed:
         return like_conv(conv_transpose_forward(input, weight, bias, stride, padding, dilation,
                                                 output_padding, groups), input, weight)
     return like_conv(conv_forward(input, weight, bias, stride, [(p, p) for p in padding],
-                                  dilation, groups), input, weight)
+                                  dilation, groups, params[4]), input, weight)
 
 
 def _empty_convolution(input, weight, stride, padding, dilation, transposed, output_padding, groups):
@@ -351,7 +380,8 @@ def _empty_convolution(input, weight, stride, padding, dilation, transposed, out
 
 # The shape checks depend on the shapes and parameters only: a call with a signature that passed
 # them before skips them (a model calls each of its convolutions with the same ones every time).
-_CHECKED = {}  # (shapes, parameters) -> the expanded (stride, padding, dilation, output_padding)
+_CHECKED = {}  # (shapes, dtype, parameters) -> the expanded (stride, padding, dilation,
+#   output_padding), and conv_forward's plan for a (non-empty) direct convolution
 
 
 def _checked_params(input, weight, bias, stride, padding, dilation, transposed, output_padding,
@@ -369,7 +399,6 @@ def _checked_params(input, weight, bias, stride, padding, dilation, transposed, 
     else:
         _check_shapes(input, weight, bias, padding, stride, dilation, groups)
     return stride, padding, dilation, output_padding
-
 
 
 derivatives(_convolution, {
