@@ -116,37 +116,85 @@ def _argmax_as_aten(xp, flat, values, valid):
     return arg
 
 
-def _window_max(win, a, nd):
+def _window_max(a, padded, offsets):
     """The windows' maxima as one np.maximum per kernel offset (a reduction over the flattened
     windows runs one short inner loop per window: ~4x slower on a model's small maps), or None
     where the bits could differ from that reduction's: max is exact, but which NaN a window
     yields (payloads, signs) and which zero a window holding both 0.0 and -0.0 yields depend
-    on the order of comparisons. The caller then reduces as before."""
-    offsets = np.ndindex(*win.shape[-nd:])
-    values = win[(Ellipsis,) + next(offsets)].copy()
-    for i in offsets:
-        np.maximum(values, win[(Ellipsis,) + i], out=values)
+    on the order of comparisons. The caller then reduces as before.
+    ``a``: the input's array; ``padded``: it padded as the windows need; ``offsets``: the index
+    of each kernel offset's element of every window in ``padded`` (strided slices)."""
+    if len(offsets) == 1:
+        values = padded[offsets[0]].copy()
+    else:
+        values = np.maximum(padded[offsets[0]], padded[offsets[1]])
+        for i in offsets[2:]:
+            np.maximum(values, padded[i], out=values)
     if values.dtype.kind == "f":
-        if np.isnan(values).any():
+        top = np.maximum.reduce(values, axis=None)
+        if top != top:  # a NaN (max propagates it)
             return None
-        if (values == 0).any() and np.signbit(a[a == 0]).any():  # (a: the input's array)
+        if (values == 0).any() and _has_negative_zero(a):
             return None
     return values
 
 
-def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, with_indices):
+def _has_negative_zero(a):
+    """Whether float array ``a`` holds a -0.0: the sign bit alone, compared as integers (one pass,
+    no boolean indexing)."""
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}.get(a.dtype.itemsize)
+    if bits is None:
+        return bool(np.signbit(a[a == 0]).any())
+    return bool((a.view(bits) == np.iinfo(bits).min).any())
+
+
+def _pool_plan(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode):
+    """The checks of a max pooling call (raising ATen's errors) and what its values need from
+    the geometry: (padding pairs or None, each kernel offset's index into the padded input,
+    k, s, p, d, out). Made once per signature: a model pools the same shapes on every call."""
+    key = (name, x._array.shape, tuple(kernel_size), tuple(stride), tuple(padding),
+           None if dilation is None else tuple(dilation), ceil_mode)
+    plan = _POOL_PLANS.get(key)
+    if plan is not None:
+        _check_pool_dtype(x, name)
+        return plan
     k, s, p, d = _pool_params(name, nd, kernel_size, stride, padding, dilation)
     if nd == 2 and (x.ndim not in (3, 4) or x._array.size == 0):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_pool_dtype(x, name)
+    out = _check_pool(x, name, k, s, p, d, ceil_mode)
+    # as _padded_windows pads: extra right padding covers ceil_mode's last, partial window
+    pairs = [(pp, max((o - 1) * ss + dd * (kk - 1) + 1 - L - pp, 0))
+             for L, kk, pp, ss, dd, o in zip(x._array.shape[-nd:], k, p, s, d, out)]
+    offsets = [(Ellipsis,) + tuple(slice(i * dd, i * dd + (o - 1) * ss + 1, ss)
+                                   for i, dd, o, ss in zip(offset, d, out, s))
+               for offset in np.ndindex(*k)]
+    plan = (pairs if any(pair != (0, 0) for pair in pairs) else None, offsets, k, s, p, d, out)
+    if len(_POOL_PLANS) > 1024:
+        _POOL_PLANS.clear()
+    _POOL_PLANS[key] = plan
+    return plan
+
+
+_POOL_PLANS = {}  # max pooling signature -> _pool_plan's plan
+
+
+def _check_pool_dtype(x, name):
     if x.dtype is D.bool or x.dtype.is_complex:
         raise NotImplementedError(f"\"{name}\" not implemented for '{x.dtype.ir_name}'")
-    out = _check_pool(x, name, k, s, p, d, ceil_mode)
+
+
+def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, with_indices):
+    pairs, offsets, k, s, p, d, out = _pool_plan(x, name, nd, kernel_size, stride, padding,
+                                                 dilation, ceil_mode)
     xp = xp_of(x)
-    win = _padded_windows(xp, x._array, k, s, p, d, out, _lowest(x.dtype))
     if not with_indices and xp is np:
-        values = _window_max(win, x._array, nd)
+        a = x._array
+        padded = a if pairs is None else constant_padded(xp, a, pairs, _lowest(x.dtype))
+        values = _window_max(a, padded, offsets)
         if values is not None:
             return like_input(_fresh(values, x.dtype, x.device), x)
+    win = _padded_windows(xp, x._array, k, s, p, d, out, _lowest(x.dtype))
     flat = win.reshape(win.shape[:-nd] + (-1,))
     values = flat.max(axis=-1)  # NaN propagates, as in ATen
     if not with_indices:
