@@ -198,21 +198,32 @@ def im2col(a, plan):
     few elements on a small map):
 
     1. ``shifted`` (N, C, kW, *padded leading spatial, out_W): for each kernel column kj the
-       input's columns that offset reads, ``out_W`` per row (stride and dilation applied), the
-       padding left at zero: one slice assignment per kernel column.
+       input's columns that offset reads, ``out_W`` per row (stride and dilation applied). With
+       padding and a few kernel columns: zeros, then one slice assignment per kernel column;
+       otherwise one copy of a strided view of the (padded) input.
     2. the windows over the leading spatial dims of ``shifted``: with stride 1 each window's
        positions are whole rows of ``shifted``, so the final copy moves runs of prod(out)."""
-    shifted_shape, copies, cols_shape, cols_strides, _ = plan
-    shifted = np.zeros(shifted_shape, a.dtype)
-    for dst, src in copies:
-        shifted[dst] = a[src]
+    shifted_shape, copies, padding, kernel_w, cols_shape, cols_strides = plan[:6]
+    if copies is not None:
+        shifted = np.zeros(shifted_shape, a.dtype)
+        for dst, src in copies:
+            shifted[dst] = a[src]
+    else:
+        if padding is not None:
+            a = constant_padded(np, a, padding)
+        st = a.strides
+        (dw, sw) = kernel_w
+        shifted = np.ascontiguousarray(strided_view(
+            np, a, shifted_shape, st[:2] + (st[-1] * dw,) + st[2:-1] + (st[-1] * sw,)))
     if cols_strides is None:  # 1-d: ``shifted`` is the matrix itself
         return shifted
     return np.ascontiguousarray(np.ndarray(cols_shape, a.dtype, shifted, 0, cols_strides))
 
 
 def im2col_plan(shape, itemsize, kernel, stride, pad_pairs, dilation):
-    """im2col's shapes, slices and strides; the output's spatial sizes last."""
+    """im2col's shapes, slices and strides: (shifted's shape, the slice assignments or None,
+    the padding or None, (dilation, stride) of the last dim, the matrix's shape and strides
+    (None for a 1-d convolution), the output's spatial sizes)."""
     n = len(kernel)
     spatial = shape[2:]
     padded = [L + b + e for L, (b, e) in zip(spatial, pad_pairs)]
@@ -221,19 +232,22 @@ def im2col_plan(shape, itemsize, kernel, stride, pad_pairs, dilation):
     kw, sw, dw, (bw, _) = kernel[-1], stride[-1], dilation[-1], pad_pairs[-1]
     width, out_w = spatial[-1], out[-1]
     shifted_shape = shape[:2] + (kw,) + tuple(padded[:-1]) + (out_w,)
-    rows = tuple(slice(b, b + L) for L, (b, _) in zip(spatial[:-1], pad_pairs[:-1]))
-    copies = []
-    for kj in range(kw):
-        # output column o reads input column o * sw + kj * dw - bw, when inside the input
-        first = kj * dw - bw
-        lo = max(0, -(first // sw)) if first < 0 else 0
-        hi = min(out_w, (width - 1 - first) // sw + 1) if width - 1 - first >= 0 else 0
-        if hi > lo:
-            src = slice(lo * sw + first, (hi - 1) * sw + first + 1, sw)
-            copies.append(((slice(None), slice(None), kj) + rows + (slice(lo, hi),),
-                           (Ellipsis, src)))
+    padding = tuple(map(tuple, pad_pairs)) if any(map(any, pad_pairs)) else None
+    copies = None
+    if padding is not None and kw <= 4:
+        rows = tuple(slice(b, b + L) for L, (b, _) in zip(spatial[:-1], pad_pairs[:-1]))
+        copies = []
+        for kj in range(kw):
+            # output column o reads input column o * sw + kj * dw - bw, when inside the input
+            first = kj * dw - bw
+            lo = max(0, -(first // sw)) if first < 0 else 0
+            hi = min(out_w, (width - 1 - first) // sw + 1) if width - 1 - first >= 0 else 0
+            if hi > lo:
+                src = slice(lo * sw + first, (hi - 1) * sw + first + 1, sw)
+                copies.append(((slice(None), slice(None), kj) + rows + (slice(lo, hi),),
+                               (Ellipsis, src)))
     if n == 1:
-        return shifted_shape, copies, None, None, out
+        return shifted_shape, copies, padding, (dw, sw), None, None, out
     st = [itemsize]  # shifted's C-contiguous strides, innermost first
     for size in reversed(shifted_shape[1:]):
         st.insert(0, st[0] * size)
@@ -241,7 +255,7 @@ def im2col_plan(shape, itemsize, kernel, stride, pad_pairs, dilation):
     cols_shape = shape[:2] + tuple(kernel) + out
     cols_strides = (st[0], st[1]) + tuple(s * d for s, d in zip(lead_st, dilation[:-1])) \
         + (st[2],) + tuple(s * k for s, k in zip(lead_st, stride[:-1])) + (itemsize,)
-    return shifted_shape, copies, cols_shape, cols_strides, out
+    return shifted_shape, copies, padding, (dw, sw), cols_shape, cols_strides, out
 
 
 def scatter_windows(xp, cols, full, stride, dilation):
