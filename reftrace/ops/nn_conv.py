@@ -258,10 +258,25 @@ def im2col_plan(shape, itemsize, kernel, stride, pad_pairs, dilation):
     return shifted_shape, copies, padding, (dw, sw), cols_shape, cols_strides, out
 
 
-def scatter_windows(xp, cols, full, stride, dilation):
+def scatter_windows(xp, cols, full, stride, dilation, phases=False):
     """The adjoint of ``windows``: sum ``cols`` (..., *kernel, *positions) back into an array of
     spatial size ``full`` (col2im). One strided add per kernel offset (a loop over the kernel,
-    never over elements): offset k of every window lands at k*dilation + position*stride."""
+    never over elements): offset k of every window lands at k*dilation + position*stride.
+    ``phases``: the result may be larger than ``full`` (zeros beyond), which lets NumPy arrays
+    take ``_scatter_plan``'s fewer, larger adds when the kernel is a multiple of the stride."""
+    if xp is np:
+        kind, shape, steps, split, order, final = _scatter_plan(
+            cols.shape, tuple(full), tuple(stride), tuple(dilation), phases)
+        if kind == "tile":
+            # each output receives one value: one transposing copy, value + 0 (the sum into zeros)
+            out = np.empty(shape, cols.dtype)
+            np.add(cols.transpose(order), cols.dtype.type(0), out=out)
+            return out.reshape(final)
+        out = np.zeros(shape, cols.dtype)
+        source = cols if split is None else cols.reshape(split)
+        for target, offset in steps:
+            out[target] += source[offset]
+        return out if order is None else out.transpose(order).reshape(final)
     n = len(full)
     lead = cols.shape[:-2 * n]
     kernel = cols.shape[-2 * n:-n]
@@ -272,6 +287,60 @@ def scatter_windows(xp, cols, full, stride, dilation):
                              stride[i]) for i in range(n))
         out[(Ellipsis,) + target] += cols[(Ellipsis,) + k + (slice(None),) * n]
     return out
+
+
+def _scatter_plan(shape, full, stride, dilation, phases):
+    """scatter_windows's steps for one geometry (made once: a model scatters the same shapes on
+    every call): (kind, the output's shape, [(target index, source index)], the shape the
+    source is read as (None: as it is), the transposition and shape that give the result).
+
+    * "windows": one add per kernel offset, in the kernel's order, into zeros of size ``full``.
+    * "phases" (dilation 1, each kernel size a multiple of its stride, a stride above 1):
+      offset k = q * stride + phase of the window at position l lands at
+      (l + q) * stride + phase, so the offsets sharing q reach distinct outputs and each q is
+      one add of all the phases at once (into an output laid out phase-major, each phase's
+      plane contiguous). The adds run in q's order, which is the offsets' order restricted to
+      any one output: each output sums its contributions in the same order as "windows".
+    * "tile" (kernel == stride, no excess): the windows tile the output, a single copy."""
+    key = (shape, full, stride, dilation, phases)
+    plan = _SCATTER_PLANS.get(key)
+    if plan is not None:
+        return plan
+    n = len(full)
+    m = len(shape) - 2 * n
+    lead, kernel, positions = shape[:m], shape[m:m + n], shape[m + n:]
+    keep = (slice(None),) * m
+    interleave = tuple(range(m)) + tuple(v for i in range(n) for v in (m + n + i, m + i))
+    if phases and all(d == 1 for d in dilation) and any(s > 1 for s in stride) \
+            and all(k % s == 0 for k, s in zip(kernel, stride)):
+        quotients = [k // s for k, s in zip(kernel, stride)]
+        planes = [-(-f // s) for f, s in zip(full, stride)]
+        final = lead + tuple(p * s for p, s in zip(planes, stride))
+        if planes == list(positions) and all(q == 1 for q in quotients):
+            plan = ("tile", lead + tuple(v for pair in zip(positions, kernel) for v in pair),
+                    None, None, interleave, final)
+        else:
+            split = lead + tuple(v for pair in zip(quotients, stride) for v in pair) + positions
+            steps = [(keep + (slice(None),) * n
+                      + tuple(slice(qi, qi + L) for qi, L in zip(q, positions)),
+                      keep + tuple(v for qi in q for v in (qi, slice(None))))
+                     for q in np.ndindex(*quotients)]
+            plan = ("phases", lead + tuple(stride) + tuple(planes), steps, split, interleave,
+                    final)
+    else:
+        steps = [(keep + tuple(slice(k[i] * dilation[i], k[i] * dilation[i]
+                                     + (positions[i] - 1) * stride[i] + 1, stride[i])
+                               for i in range(n)),
+                  keep + k)
+                 for k in np.ndindex(*kernel)]
+        plan = ("windows", lead + full, steps, None, None, None)
+    if len(_SCATTER_PLANS) > 1024:
+        _SCATTER_PLANS.clear()
+    _SCATTER_PLANS[key] = plan
+    return plan
+
+
+_SCATTER_PLANS = {}  # col2im geometry -> _scatter_plan's plan
 
 
 def _check_transposed(x, w, bias, padding, stride, dilation, output_padding, groups):
@@ -332,22 +401,9 @@ def conv_transpose_forward(x, w, bias, stride, padding, dilation, output_padding
     wa = w._array.reshape(groups, C // groups, -1).transpose(0, 2, 1)   # (G, Og*prod(k), Cg)
     cols = xp.matmul(wa[None], xa)                                      # (N, G, Og*prod(k), P)
     cols = cols.reshape((N, groups * og) + tuple(kernel) + tuple(spatial))
-    if xp is np and list(kernel) == list(stride) and not any(padding) and not any(output_padding) \
-            and all(d == 1 for d in dilation):
-        # windows that tile the output (stride == kernel, as an upsampling layer's): every output
-        # element receives one window's value, so col2im is one transposing copy, computed as
-        # ``0 + value`` (what the sum into zeros gives: a -0.0 contribution becomes +0.0)
-        tiled = (N, groups * og) + tuple(v for pair in zip(spatial, kernel) for v in pair)
-        res = np.empty(tiled, cols.dtype)
-        order = (0, 1) + tuple(v for i in range(n) for v in (2 + n + i, 2 + i))
-        np.add(cols.transpose(order), cols.dtype.type(0), out=res)
-        res = res.reshape((N, groups * og) + tuple(L * k for L, k in zip(spatial, kernel)))
-        if bias is not None:
-            res += bias._array.reshape((-1,) + (1,) * n)
-        return _fresh(res, x.dtype, x.device)
     full = [(L - 1) * s + d * (k - 1) + 1 + op
             for L, k, s, d, op in zip(spatial, kernel, stride, dilation, output_padding)]
-    res = scatter_windows(xp, cols, full, stride, dilation)
+    res = scatter_windows(xp, cols, full, stride, dilation, phases=True)
     out = transposed_output_size(spatial, kernel, stride, padding, dilation, output_padding)
     res = res[(Ellipsis,) + tuple(slice(p, p + o) for p, o in zip(padding, out))]
     res = xp.ascontiguousarray(res)
