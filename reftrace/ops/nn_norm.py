@@ -87,9 +87,19 @@ def batch_norm_stats(input, weight, bias, running_mean, running_var, training, m
     if training:
         a = input._array.astype(np.float64)
         axes = (0,) + tuple(range(2, a.ndim))
-        mean = a.mean(axis=axes)
-        var = a.var(axis=axes)                      # biased: what normalises the batch
-        n = a.size // features
+        if a.size:
+            # np.mean's and np.var's own steps (a sum divided by the count; the squared
+            # deviations from that mean summed and divided by it), the first sum shared
+            n = a.size // features
+            mean = _mean(a, axes, n)
+            deviation = a - mean
+            np.square(deviation, out=deviation)
+            mean = mean.reshape(-1)
+            var = np.true_divide(np.add.reduce(deviation, axis=axes), n)  # biased
+        else:
+            mean = a.mean(axis=axes)
+            var = a.var(axis=axes)                      # biased: what normalises the batch
+            n = a.size // features
         if running_mean is not None:
             _write_stat(running_mean, momentum * mean +
                         (1 - momentum) * running_mean._array.astype(np.float64))
