@@ -116,25 +116,32 @@ def _argmax_as_aten(xp, flat, values, valid):
     return arg
 
 
-def _window_max(a, padded, offsets):
-    """The windows' maxima as one np.maximum per kernel offset (a reduction over the flattened
-    windows runs one short inner loop per window: ~4x slower on a model's small maps), or None
-    where the bits could differ from that reduction's: max is exact, but which NaN a window
-    yields (payloads, signs) and which zero a window holding both 0.0 and -0.0 yields depend
-    on the order of comparisons. The caller then reduces as before.
-    ``a``: the input's array; ``padded``: it padded as the windows need; ``offsets``: the index
-    of each kernel offset's element of every window in ``padded`` (strided slices)."""
-    if len(offsets) == 1:
-        values = padded[offsets[0]].copy()
-    else:
-        values = np.maximum(padded[offsets[0]], padded[offsets[1]])
+def _window_max(a, padded, steps):
+    """The windows' maxima by np.maximum over shifted strided slices, one kernel dim at a time
+    (a reduction over the flattened windows runs one short inner loop per window: ~4x slower
+    on a model's small maps), or None where the bits could differ from that reduction's: max
+    is exact (so any order of comparisons gives its value), but which NaN a window yields
+    (payloads, signs) and which zero a window holding both 0.0 and -0.0 yields depend on the
+    order of comparisons. The caller then reduces as before.
+    ``a``: the input's array; ``padded``: it padded as the windows need; ``steps``: per kernel
+    dim (the last first), the index of each of its offsets (strided slices of that dim)."""
+    values = padded
+    for offsets in steps:
+        if len(offsets) == 1:
+            values = values[offsets[0]]
+            continue
+        reduced = np.maximum(values[offsets[0]], values[offsets[1]])
         for i in offsets[2:]:
-            np.maximum(values, padded[i], out=values)
+            np.maximum(reduced, values[i], out=reduced)
+        values = reduced
+    if values.base is not None:  # (a kernel of ones: views of the input so far)
+        values = values.copy()
     if values.dtype.kind == "f":
         top = np.maximum.reduce(values, axis=None)
         if top != top:  # a NaN (max propagates it)
             return None
-        if (values == 0).any() and _has_negative_zero(a):
+        # (no sign bit set in the input, as after a ReLU: no -0.0, nothing more to check)
+        if np.signbit(a).any() and (values == 0).any() and _has_negative_zero(a):
             return None
     return values
 
@@ -142,16 +149,19 @@ def _window_max(a, padded, offsets):
 def _has_negative_zero(a):
     """Whether float array ``a`` holds a -0.0: the sign bit alone, compared as integers (one pass,
     no boolean indexing)."""
-    bits = {2: np.int16, 4: np.int32, 8: np.int64}.get(a.dtype.itemsize)
+    bits = _SIGN_BIT.get(a.dtype.itemsize)
     if bits is None:
         return bool(np.signbit(a[a == 0]).any())
-    return bool((a.view(bits) == np.iinfo(bits).min).any())
+    return bool((a.view(bits.dtype) == bits).any())
+
+
+# itemsize -> the integer whose bits are -0.0's (the sign bit alone)
+_SIGN_BIT = {np.dtype(t).itemsize: t(np.iinfo(t).min) for t in (np.int16, np.int32, np.int64)}
 
 
 def _pool_plan(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode):
     """The checks of a max pooling call (raising ATen's errors) and what its values need from
-    the geometry: (padding pairs or None, each kernel offset's index into the padded input,
-    k, s, p, d, out). Made once per signature: a model pools the same shapes on every call."""
+    the geometry: (padding pairs or None, _window_max's steps, k, s, p, d, out). Made once per signature: a model pools the same shapes on every call."""
     key = (name, x._array.shape, tuple(kernel_size), tuple(stride), tuple(padding),
            None if dilation is None else tuple(dilation), ceil_mode)
     plan = _POOL_PLANS.get(key)
@@ -166,10 +176,10 @@ def _pool_plan(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode):
     # as _padded_windows pads: extra right padding covers ceil_mode's last, partial window
     pairs = [(pp, max((o - 1) * ss + dd * (kk - 1) + 1 - L - pp, 0))
              for L, kk, pp, ss, dd, o in zip(x._array.shape[-nd:], k, p, s, d, out)]
-    offsets = [(Ellipsis,) + tuple(slice(i * dd, i * dd + (o - 1) * ss + 1, ss)
-                                   for i, dd, o, ss in zip(offset, d, out, s))
-               for offset in np.ndindex(*k)]
-    plan = (pairs if any(pair != (0, 0) for pair in pairs) else None, offsets, k, s, p, d, out)
+    steps = [[(Ellipsis, slice(i * d[dim], i * d[dim] + (out[dim] - 1) * s[dim] + 1, s[dim]))
+              + (slice(None),) * (nd - 1 - dim) for i in range(k[dim])]
+             for dim in reversed(range(nd))]
+    plan = (pairs if any(pair != (0, 0) for pair in pairs) else None, steps, k, s, p, d, out)
     if len(_POOL_PLANS) > 1024:
         _POOL_PLANS.clear()
     _POOL_PLANS[key] = plan
@@ -185,13 +195,13 @@ def _check_pool_dtype(x, name):
 
 
 def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, with_indices):
-    pairs, offsets, k, s, p, d, out = _pool_plan(x, name, nd, kernel_size, stride, padding,
+    pairs, steps, k, s, p, d, out = _pool_plan(x, name, nd, kernel_size, stride, padding,
                                                  dilation, ceil_mode)
     xp = xp_of(x)
     if not with_indices and xp is np:
         a = x._array
         padded = a if pairs is None else constant_padded(xp, a, pairs, _lowest(x.dtype))
-        values = _window_max(a, padded, offsets)
+        values = _window_max(a, padded, steps)
         if values is not None:
             return like_input(_fresh(values, x.dtype, x.device), x)
     win = _padded_windows(xp, x._array, k, s, p, d, out, _lowest(x.dtype))
