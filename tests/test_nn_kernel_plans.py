@@ -1,5 +1,5 @@
 """The planned NumPy paths of the convolution, pooling, upsampling and cat kernels
-(reftrace/ops/nn_im2col.py and the per-signature plans) give the general algorithm's bits.
+(reftrace/ops/_im2col.py and the per-signature plans) give the general algorithm's bits.
 
 Each fast path reorganises copies (im2col, col2im, a bilinear step's taps) or reorders exact
 operations (max) and must not change a bit: each is compared exactly, on awkward geometries
@@ -14,7 +14,7 @@ import pytest
 import reftrace
 import reftrace.nn.functional as RF
 from oracle import check, requires_torch
-from reftrace.ops.nn_im2col import (constant_padded, im2col, im2col_plan, scatter_windows,
+from reftrace.ops._im2col import (constant_padded, im2col, im2col_plan, scatter_windows,
                                      windows)
 
 

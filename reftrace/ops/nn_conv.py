@@ -7,7 +7,7 @@ included) or, for ``padding='same'|'valid'``, ``aten::_convolution_mode``.
 ``F.conv2d`` (``reftrace/ops/nn_bindings.py``) therefore calls those two ops directly.
 
 The kernel copies every receptive field of the padded input into a (C*kH*kW, positions) matrix
-per image (im2col, ``nn_im2col.py``) and multiplies by the weight matrix with BLAS: torch's own
+per image (im2col, ``_im2col.py``) and multiplies by the weight matrix with BLAS: torch's own
 CPU algorithm (im2col + GEMM), and within a small factor of its speed. A transposed convolution
 multiplies first and sums the windows back into the image (col2im).
 """
@@ -18,7 +18,7 @@ import numpy as np
 from .._tensor import _fresh, xp_of
 from ._registry import composite, derivatives, get_packet, op
 from ._memory_format import like_conv
-from .nn_im2col import constant_padded, im2col, im2col_plan, scatter_windows, windows
+from ._im2col import constant_padded, im2col, im2col_plan, scatter_windows, windows
 from .._frames import warn_at_caller
 
 

@@ -3,14 +3,14 @@
 Recorded forms: ``F.max_pool2d(x, 2)`` records ``aten::max_pool2d`` with its stride as an EMPTY
 list (torch's Python layer passes ``[]`` for stride=None; the kernel then uses the kernel size),
 padding/dilation/ceil_mode materialised; ``return_indices=True`` records
-``aten::max_pool2d_with_indices`` instead. Windows are strided views (``nn_im2col.windows``).
+``aten::max_pool2d_with_indices`` instead. Windows are strided views (``_im2col.windows``).
 """
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _fresh, xp_of
 from .nn_conv import sizes
-from .nn_im2col import constant_padded, windows
+from ._im2col import constant_padded, windows
 from ._registry import composite, derivatives, op
 from .casts import suggest_memory_format
 from .._device import channels_last
