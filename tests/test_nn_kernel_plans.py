@@ -15,7 +15,7 @@ import reftrace
 import reftrace.nn.functional as RF
 from oracle import check, requires_torch
 from reftrace.ops._im2col import (constant_padded, im2col, im2col_plan, scatter_windows,
-                                     windows)
+                                   windows)
 
 
 def bits(a):
