@@ -12,6 +12,8 @@ from .._device import channels_last
 
 def like_input(result, input):
     """``result`` (a fresh contiguous 4-d tensor) in channels-last layout when ``input`` is."""
+    if input._stride is None:  # (contiguous: what suggest_memory_format would find, sooner)
+        return result
     if result.ndim != 4 or input.ndim != 4 or suggest_memory_format(input) is not channels_last:
         return result
     xp = xp_of(result)
@@ -26,7 +28,8 @@ def like_conv(result, input, weight):
     """A 2-d convolution's result: channels-last when the input or the weight suggests it
     (Convolution.cpp, thnn/mkldnn_conv_use_channels_last; 3-d convolutions stay contiguous on
     the CPU)."""
-    if weight.ndim == 4 and suggest_memory_format(weight) is channels_last:
+    if weight._stride is not None and weight.ndim == 4 \
+            and suggest_memory_format(weight) is channels_last:
         return like_input(result, weight)
     return like_input(result, input)
 

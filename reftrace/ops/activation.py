@@ -277,11 +277,19 @@ def relu_(self):
     a = self._array
     if self.dtype.is_floating_point and type(a) is np.ndarray and a.flags.writeable:
         # relu computed into self directly (what writing relu's result back gives, one pass
-        # instead of a new array and a copy): negatives become 0; NaN and -0.0 stay
-        np.copyto(a, 0, where=a < 0)
+        # instead of a new array and a copy): negatives become 0; NaN and -0.0 stay. (The
+        # zero: a 0-d array of a's dtype, which copyto takes faster than the Python int.)
+        zero = _ZEROS.get(a.dtype)
+        if zero is None:
+            zero = _ZEROS[a.dtype] = np.zeros((), a.dtype)
+            zero.flags.writeable = False
+        np.copyto(a, zero, where=a < 0)
         self._version += 1
         return self
     return write_inplace(self, relu.kernel(self))
+
+
+_ZEROS = {}  # dtype -> a read-only 0-d +0.0 of it, for relu_
 relu6_ = _register_inplace("relu6_(Tensor(a!) self) -> Tensor(a!)", relu6)
 hardtanh_ = _register_inplace(
     "hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", hardtanh)

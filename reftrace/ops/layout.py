@@ -39,19 +39,44 @@ def _cat_check(tensors, dim):
 
 @op("cat(Tensor[] tensors, int dim=0) -> Tensor")
 def cat(tensors, dim):
-    real, dim = _cat_check(tensors, dim)
+    # the checks depend on the shapes only: a signature that passed them once skips them (a
+    # model concatenates the same shapes on every call); kept: the wrapped dim, which inputs
+    # count, whether all of those may be channels-last (contiguous ones decided by the shapes)
+    key = (dim,) + tuple(t._array.shape for t in tensors)
+    plan = _CAT_PLANS.get(key)
+    if plan is None:
+        real, wrapped = _cat_check(tensors, dim)
+        kept = [i for i, t in enumerate(tensors)
+                if not (t._array.ndim == 1 and t._array.shape[0] == 0)]  # (real's, by index)
+        contiguous_cl = bool(real) and real[0]._array.ndim in _CL_ORDER and all(
+            strides_like_channels_last(t._array.shape, contiguous_strides(t._array.shape))
+            for t in real)
+        plan = (kept, wrapped, contiguous_cl)
+        if len(_CAT_PLANS) > 1024:
+            _CAT_PLANS.clear()
+        _CAT_PLANS[key] = plan
+    kept, dim, contiguous_cl = plan
+    real = [tensors[i] for i in kept]
     dtype = result_type(*[t for t in tensors])  # cat promotes like a binary op over all inputs
     xp = xp_of(tensors[0])
     if not real:
         return _fresh(xp.empty((0,), dtype=dtype.np), dtype, tensors[0].device)
     arr = xp.concatenate([t._array.astype(dtype.np, copy=False) for t in real], axis=dim)
     # torch keeps channels_last(_3d) only when every input suggests it; else contiguous
-    if arr.ndim in _CL_ORDER and all(strides_like_channels_last(t._array.shape, t.stride()) for t in real):
+    if all(t._stride is None for t in real):
+        channels_last = contiguous_cl
+    else:
+        channels_last = arr.ndim in _CL_ORDER and all(
+            strides_like_channels_last(t._array.shape, t.stride()) for t in real)
+    if channels_last:
         strides = channels_last_strides(arr.shape)
         out = empty_strided_array(xp, arr.shape, strides, arr.dtype)
         out[...] = arr
         return _strided(out, dtype, tensors[0].device, strides)
     return _fresh(arr, dtype, tensors[0].device)
+
+
+_CAT_PLANS = {}  # (dim, input shapes) -> what cat keeps of its checks
 
 
 derivatives(cat, {"tensors": "cat_tensors_backward(grad, to_args_sizes_symint(tensors), to_args_scalartypes(tensors), dim)"})

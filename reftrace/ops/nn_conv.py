@@ -6,10 +6,10 @@ do-not-record list (tools/autograd/gen_trace_type.py), so what a trace shows is 
 included) or, for ``padding='same'|'valid'``, ``aten::_convolution_mode``.
 ``F.conv2d`` (``reftrace/ops/nn_bindings.py``) therefore calls those two ops directly.
 
-The kernel views every receptive field of the padded input at once (``windows``: a strided view,
-no copy), copies them once into a (C*kH*kW, positions) matrix per image (im2col) and multiplies
-by the weight matrix with BLAS: torch's own CPU algorithm (im2col + GEMM), and within a small
-factor of its speed.
+The kernel copies every receptive field of the padded input into a (C*kH*kW, positions) matrix
+per image (im2col, ``_im2col.py``) and multiplies by the weight matrix with BLAS: torch's own
+CPU algorithm (im2col + GEMM), and within a small factor of its speed. A transposed convolution
+multiplies first and sums the windows back into the image (col2im).
 """
 import math
 
@@ -18,6 +18,7 @@ import numpy as np
 from .._tensor import _fresh, xp_of
 from ._registry import composite, derivatives, get_packet, op
 from ._memory_format import like_conv
+from ._im2col import constant_padded, im2col, im2col_plan, scatter_windows, windows
 from .._frames import warn_at_caller
 
 
@@ -28,39 +29,6 @@ def legacy_type_name(t):
 
 def sizes(shape):
     return "[" + ", ".join(map(str, shape)) + "]"
-
-
-def windows(xp, a, kernel, stride, dilation):
-    """All windows of the last len(kernel) dims of ``a``: shape (..., *out, *kernel), a view.
-
-    out[i] = (L[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 (the caller pads first).
-    """
-    n = len(kernel)
-    lead, spatial = a.shape[:-n], a.shape[-n:]
-    out = [(L - d * (k - 1) - 1) // s + 1 for L, k, s, d in zip(spatial, kernel, stride, dilation)]
-    st = a.strides
-    strides = st[:-n] + tuple(st[-n + i] * stride[i] for i in range(n)) \
-        + tuple(st[-n + i] * dilation[i] for i in range(n))
-    return strided_view(xp, a, tuple(lead) + tuple(out) + tuple(kernel), strides)
-
-
-def strided_view(xp, a, shape, strides):
-    """as_strided(a, shape, strides). A C-contiguous NumPy array is viewed straight through its
-    buffer (np.ndarray), a few microseconds less than as_strided's wrapper: kernels on small
-    models call this once per op."""
-    if xp is np and a.flags.c_contiguous:
-        return np.ndarray(shape, a.dtype, a, 0, strides)
-    return xp.lib.stride_tricks.as_strided(a, shape, strides)
-
-
-def constant_padded(xp, a, pad_pairs, fill=0):
-    """``a`` with (before, after) ``fill`` elements around its last len(pad_pairs) dims
-    (np.pad is several times slower for this simple case)."""
-    n = len(pad_pairs)
-    shape = a.shape[:-n] + tuple(L + b + e for L, (b, e) in zip(a.shape[-n:], pad_pairs))
-    out = xp.full(shape, fill, dtype=a.dtype)
-    out[(Ellipsis,) + tuple(slice(b, b + L) for L, (b, e) in zip(a.shape[-n:], pad_pairs))] = a
-    return out
 
 
 def _expand(values, name, dim):
@@ -118,20 +86,32 @@ def _check_shapes(x, w, bias, padding, stride, dilation, groups):
             "Kernel size can't be greater than actual input size")
 
 
-def conv_forward(x, w, bias, stride, pad_pairs, dilation, groups):
-    """The convolution itself. ``pad_pairs``: (before, after) zeros per spatial dim."""
+def conv_forward(x, w, bias, stride, pad_pairs, dilation, groups, plan=None):
+    """The convolution itself. ``pad_pairs``: (before, after) zeros per spatial dim. ``plan``:
+    ``conv_plan``'s for this signature when the caller has it cached."""
     if w.dtype is not x.dtype:
         raise RuntimeError(
             f"Input type ({legacy_type_name(x)}) and weight type ({legacy_type_name(w)}) should be "
             "the same or input should be a MKLDNN tensor and weight is a dense tensor")
     xp = xp_of(x)
     a = x._array
+    if xp is np:
+        if plan is None:
+            plan = conv_plan(a.shape, a.dtype, w.shape_tuple, stride, pad_pairs, dilation, groups)
+        im_plan, w_shape, cols_shape, res_shape, bias_shape = plan
+        # im2col: (N, C, *kernel, *out), the output positions innermost; one batched GEMM per
+        # group then yields (N, O, *out) directly, already in torch's contiguous layout. A 1x1
+        # convolution is a GEMM over the input as it lies: no windows, no im2col copy.
+        cols = a if im_plan is None else im2col(a, im_plan)
+        res = np.matmul(w._array.reshape(w_shape), cols.reshape(cols_shape)).reshape(res_shape)
+        if bias is not None:
+            res += bias._array.reshape(bias_shape)
+        return _fresh(res, x.dtype, x.device)
     n = w.ndim - 2
     kernel = w.shape_tuple[2:]
     N = a.shape[0]
     wa = w._array.reshape(1, groups, w.shape_tuple[0] // groups, -1)  # (1, G, O/G, Cg*prod(kernel))
     if all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(map(any, pad_pairs)):
-        # a 1x1 convolution is a GEMM over the input as it lies: no windows, no im2col copy
         out = a.shape[2:]
         cols = a.reshape(N, groups, -1, math.prod(out))
     else:
@@ -139,9 +119,7 @@ def conv_forward(x, w, bias, stride, pad_pairs, dilation, groups):
             a = constant_padded(xp, a, pad_pairs)
         win = windows(xp, a, kernel, stride, dilation)           # (N, C, *out, *kernel)
         out = win.shape[2:2 + n]
-        # im2col: (N, C, *kernel, *out) copied contiguously, the output positions innermost (the
-        # copy then reads the input nearly sequentially); one batched GEMM per group then yields
-        # (N, O, *out) directly, already in torch's contiguous layout.
+        # the same (N, C, *kernel, *out) matrix as im2col's, copied in one pass
         order = (0, 1) + tuple(range(2 + n, 2 + 2 * n)) + tuple(range(2, 2 + n))
         cols = xp.ascontiguousarray(win.transpose(order))
         cols = cols.reshape(N, groups, -1, math.prod(out))          # (N, G, Cg*prod(kernel), P)
@@ -151,20 +129,33 @@ def conv_forward(x, w, bias, stride, pad_pairs, dilation, groups):
     return _fresh(res, x.dtype, x.device)
 
 
-def scatter_windows(xp, cols, full, stride, dilation):
-    """The adjoint of ``windows``: sum ``cols`` (..., *kernel, *positions) back into an array of
-    spatial size ``full`` (col2im). One strided add per kernel offset (a loop over the kernel,
-    never over elements): offset k of every window lands at k*dilation + position*stride."""
-    n = len(full)
-    lead = cols.shape[:-2 * n]
-    kernel = cols.shape[-2 * n:-n]
-    positions = cols.shape[-n:]
-    out = xp.zeros(tuple(lead) + tuple(full), dtype=cols.dtype)
-    for k in np.ndindex(*kernel):
-        target = tuple(slice(k[i] * dilation[i], k[i] * dilation[i] + (positions[i] - 1) * stride[i] + 1,
-                             stride[i]) for i in range(n))
-        out[(Ellipsis,) + target] += cols[(Ellipsis,) + k + (slice(None),) * n]
-    return out
+def conv_plan(shape, dtype, w_shape, stride, pad_pairs, dilation, groups):
+    """What conv_forward's NumPy path needs beyond the arrays, from the geometry alone (made once
+    per signature: a model calls each convolution with the same one every time):
+    (im2col's plan or None for a 1x1 convolution, and the weight, columns, result and bias
+    shapes)."""
+    key = (shape, dtype, w_shape, tuple(stride), tuple(map(tuple, pad_pairs)), tuple(dilation),
+           groups)
+    plan = _CONV_PLANS.get(key)
+    if plan is None:
+        n = len(w_shape) - 2
+        kernel = tuple(w_shape[2:])
+        if all(k == 1 for k in kernel) and all(s == 1 for s in stride) \
+                and not any(map(any, pad_pairs)):
+            im_plan, out = None, shape[2:]
+        else:
+            im_plan = im2col_plan(shape, dtype.itemsize, kernel, stride, pad_pairs, dilation)
+            out = im_plan[-1]
+        plan = (im_plan, (1, groups, w_shape[0] // groups, -1),
+                (shape[0], groups, -1, math.prod(out)), (shape[0], -1) + tuple(out),
+                (-1,) + (1,) * n)
+        if len(_CONV_PLANS) > 1024:
+            _CONV_PLANS.clear()
+        _CONV_PLANS[key] = plan
+    return plan
+
+
+_CONV_PLANS = {}  # conv_forward's geometry -> its plan
 
 
 def _check_transposed(x, w, bias, padding, stride, dilation, output_padding, groups):
@@ -227,7 +218,7 @@ def conv_transpose_forward(x, w, bias, stride, padding, dilation, output_padding
     cols = cols.reshape((N, groups * og) + tuple(kernel) + tuple(spatial))
     full = [(L - 1) * s + d * (k - 1) + 1 + op
             for L, k, s, d, op in zip(spatial, kernel, stride, dilation, output_padding)]
-    res = scatter_windows(xp, cols, full, stride, dilation)
+    res = scatter_windows(xp, cols, full, stride, dilation, phases=True)
     out = transposed_output_size(spatial, kernel, stride, padding, dilation, output_padding)
     res = res[(Ellipsis,) + tuple(slice(p, p + o) for p, o in zip(padding, out))]
     res = xp.ascontiguousarray(res)
@@ -245,24 +236,28 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
         raise RuntimeError(
             f"Input type ({legacy_type_name(input)}) and bias type ({legacy_type_name(bias)}) "
             "should be the same")
-    key = (input.shape_tuple, weight.shape_tuple, None if bias is None else bias.shape_tuple,
+    a = input._array
+    key = (a.shape, a.dtype, weight.shape_tuple, None if bias is None else bias.shape_tuple,
            tuple(stride), tuple(padding), tuple(dilation), transposed, tuple(output_padding), groups)
     params = _CHECKED.get(key)
     if params is None:
         params = _checked_params(input, weight, bias, stride, padding, dilation, transposed,
                                  output_padding, groups)
+        if not transposed and a.size:
+            params += (conv_plan(a.shape, a.dtype, weight.shape_tuple, params[0],
+                                 [(p, p) for p in params[1]], params[2], groups),)
         if len(_CHECKED) > 4096:
             _CHECKED.clear()
         _CHECKED[key] = params
-    stride, padding, dilation, output_padding = params
-    if input.numel() == 0:
+    stride, padding, dilation, output_padding = params[:4]
+    if a.size == 0:
         return _empty_convolution(input, weight, stride, padding, dilation, transposed,
                                   output_padding, groups)
     if transposed:
         return like_conv(conv_transpose_forward(input, weight, bias, stride, padding, dilation,
                                                 output_padding, groups), input, weight)
     return like_conv(conv_forward(input, weight, bias, stride, [(p, p) for p in padding],
-                                  dilation, groups), input, weight)
+                                  dilation, groups, params[4]), input, weight)
 
 
 def _empty_convolution(input, weight, stride, padding, dilation, transposed, output_padding, groups):
@@ -283,7 +278,8 @@ def _empty_convolution(input, weight, stride, padding, dilation, transposed, out
 
 # The shape checks depend on the shapes and parameters only: a call with a signature that passed
 # them before skips them (a model calls each of its convolutions with the same ones every time).
-_CHECKED = {}  # (shapes, parameters) -> the expanded (stride, padding, dilation, output_padding)
+_CHECKED = {}  # (shapes, dtype, parameters) -> the expanded (stride, padding, dilation,
+#   output_padding), and conv_forward's plan for a (non-empty) direct convolution
 
 
 def _checked_params(input, weight, bias, stride, padding, dilation, transposed, output_padding,
@@ -301,7 +297,6 @@ def _checked_params(input, weight, bias, stride, padding, dilation, transposed, 
     else:
         _check_shapes(input, weight, bias, padding, stride, dilation, groups)
     return stride, padding, dilation, output_padding
-
 
 
 derivatives(_convolution, {

@@ -87,9 +87,19 @@ def batch_norm_stats(input, weight, bias, running_mean, running_var, training, m
     if training:
         a = input._array.astype(np.float64)
         axes = (0,) + tuple(range(2, a.ndim))
-        mean = a.mean(axis=axes)
-        var = a.var(axis=axes)                      # biased: what normalises the batch
-        n = a.size // features
+        if a.size:
+            # np.mean's and np.var's own steps (a sum divided by the count; the squared
+            # deviations from that mean summed and divided by it), the first sum shared
+            n = a.size // features
+            mean = _mean(a, axes, n)
+            deviation = a - mean
+            np.square(deviation, out=deviation)
+            mean = mean.reshape(-1)
+            var = np.true_divide(np.add.reduce(deviation, axis=axes), n)  # biased
+        else:
+            mean = a.mean(axis=axes)
+            var = a.var(axis=axes)                      # biased: what normalises the batch
+            n = a.size // features
         if running_mean is not None:
             _write_stat(running_mean, momentum * mean +
                         (1 - momentum) * running_mean._array.astype(np.float64))
@@ -103,20 +113,51 @@ def batch_norm_stats(input, weight, bias, running_mean, running_var, training, m
         mean = mean.astype(stat).astype(np.float64)
         invstd = (1 / np.sqrt(var + eps)).astype(stat).astype(np.float64)
     else:
-        a = input._array  # (times a float64 scale: computed in float64)
-        mean = running_mean._array.astype(np.float64)
-        invstd = 1 / np.sqrt(running_var._array.astype(np.float64) + eps)
-    stats = (mean, invstd) if training else (None, None)
-    # ATen's batch_norm_cpu_transform_input: one fused affine per channel,
-    # out = x * alpha + beta with alpha = weight * invstd, beta = bias - mean * alpha
+        alpha, beta = _eval_transform(weight, bias, running_mean, running_var, eps, channel)
+        # out = x * alpha + beta in float64, the sum rounded once into the result's dtype
+        out = np.multiply(input._array, alpha)
+        res = np.empty(out.shape, input.dtype.np)
+        np.add(out, beta, out=res, casting="unsafe")
+        return like_input(_fresh(res, input.dtype, input.device), input), None, None
+    alpha, beta = _transform(mean, invstd, weight, bias)
+    out = a * alpha.reshape(channel)
+    out += beta.reshape(channel)
+    return (like_input(_fresh(out.astype(input.dtype.np, copy=False), input.dtype, input.device),
+                       input), mean, invstd)
+
+
+def _transform(mean, invstd, weight, bias):
+    """ATen's batch_norm_cpu_transform_input: one fused affine per channel,
+    out = x * alpha + beta with alpha = weight * invstd, beta = bias - mean * alpha."""
     alpha = invstd * weight._array if weight is not None else invstd
     beta = -mean * alpha
     if bias is not None:
         beta += bias._array
-    out = a * alpha.reshape(channel)
-    out += beta.reshape(channel)
-    return (like_input(_fresh(out.astype(input.dtype.np, copy=False), input.dtype, input.device),
-                       input),) + stats
+    return alpha, beta
+
+
+def _eval_transform(weight, bias, running_mean, running_var, eps, channel):
+    """The per-channel (alpha, beta) of evaluation mode, shaped ``channel`` (float64): what the
+    transform below computes from the running statistics, remembered by their values (bytes,
+    dtypes) and eps: a model normalises with the same parameters call after call, and these
+    few small array ops cost as much as the transform itself; changed parameters are new keys."""
+    key = (eps, channel) + tuple(None if t is None else (t._array.dtype, t._array.tobytes())
+                                 for t in (weight, bias, running_mean, running_var))
+    found = _EVAL_TRANSFORMS.get(key)
+    if found is not None:
+        return found
+    alpha, beta = _transform(running_mean._array.astype(np.float64),
+                             1 / np.sqrt(running_var._array.astype(np.float64) + eps), weight, bias)
+    found = (alpha.reshape(channel), beta.reshape(channel))
+    for v in found:
+        v.flags.writeable = False  # (shared by every call with these parameters)
+    if len(_EVAL_TRANSFORMS) > 256:
+        _EVAL_TRANSFORMS.clear()
+    _EVAL_TRANSFORMS[key] = found
+    return found
+
+
+_EVAL_TRANSFORMS = {}  # (eps, parameter values) -> batch_norm's evaluation-mode (alpha, beta)
 
 
 # torch records NativeBatchNormBackward0 (batch_norm is a composite over native_batch_norm)

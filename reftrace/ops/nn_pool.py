@@ -3,13 +3,14 @@
 Recorded forms: ``F.max_pool2d(x, 2)`` records ``aten::max_pool2d`` with its stride as an EMPTY
 list (torch's Python layer passes ``[]`` for stride=None; the kernel then uses the kernel size),
 padding/dilation/ceil_mode materialised; ``return_indices=True`` records
-``aten::max_pool2d_with_indices`` instead. Windows are strided views (``nn_conv.windows``).
+``aten::max_pool2d_with_indices`` instead. Windows are strided views (``_im2col.windows``).
 """
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _fresh, xp_of
-from .nn_conv import sizes, windows, constant_padded
+from .nn_conv import sizes
+from ._im2col import constant_padded, windows
 from ._registry import composite, derivatives, op
 from .casts import suggest_memory_format
 from .._device import channels_last
@@ -116,37 +117,95 @@ def _argmax_as_aten(xp, flat, values, valid):
     return arg
 
 
-def _window_max(win, a, nd):
-    """The windows' maxima as one np.maximum per kernel offset (a reduction over the flattened
-    windows runs one short inner loop per window: ~4x slower on a model's small maps), or None
-    where the bits could differ from that reduction's: max is exact, but which NaN a window
-    yields (payloads, signs) and which zero a window holding both 0.0 and -0.0 yields depend
-    on the order of comparisons. The caller then reduces as before."""
-    offsets = np.ndindex(*win.shape[-nd:])
-    values = win[(Ellipsis,) + next(offsets)].copy()
-    for i in offsets:
-        np.maximum(values, win[(Ellipsis,) + i], out=values)
+def _window_max(a, padded, steps):
+    """The windows' maxima by np.maximum over shifted strided slices, one kernel dim at a time
+    (a reduction over the flattened windows runs one short inner loop per window: ~4x slower
+    on a model's small maps), or None where the bits could differ from that reduction's: max
+    is exact (so any order of comparisons gives its value), but which NaN a window yields
+    (payloads, signs) and which zero a window holding both 0.0 and -0.0 yields depend on the
+    order of comparisons. The caller then reduces as before.
+    ``a``: the input's array; ``padded``: it padded as the windows need; ``steps``: per kernel
+    dim (the last first), the index of each of its offsets (strided slices of that dim)."""
+    values = padded
+    for offsets in steps:
+        if len(offsets) == 1:
+            values = values[offsets[0]]
+            continue
+        reduced = np.maximum(values[offsets[0]], values[offsets[1]])
+        for i in offsets[2:]:
+            np.maximum(reduced, values[i], out=reduced)
+        values = reduced
+    if values.base is not None:  # (a kernel of ones: views of the input so far)
+        values = values.copy()
     if values.dtype.kind == "f":
-        if np.isnan(values).any():
+        top = np.maximum.reduce(values, axis=None)
+        if top != top:  # a NaN (max propagates it)
             return None
-        if (values == 0).any() and np.signbit(a[a == 0]).any():  # (a: the input's array)
+        # (no sign bit set in the input, as after a ReLU: no -0.0, nothing more to check)
+        if np.signbit(a).any() and (values == 0).any() and _has_negative_zero(a):
             return None
     return values
 
 
-def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, with_indices):
+def _has_negative_zero(a):
+    """Whether float array ``a`` holds a -0.0: the sign bit alone, compared as integers (one pass,
+    no boolean indexing)."""
+    bits = _SIGN_BIT.get(a.dtype.itemsize)
+    if bits is None:
+        return bool(np.signbit(a[a == 0]).any())
+    return bool((a.view(bits.dtype) == bits).any())
+
+
+# itemsize -> the integer whose bits are -0.0's (the sign bit alone)
+_SIGN_BIT = {np.dtype(t).itemsize: t(np.iinfo(t).min) for t in (np.int16, np.int32, np.int64)}
+
+
+def _pool_plan(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode):
+    """The checks of a max pooling call (raising ATen's errors) and what its values need from
+    the geometry: (padding pairs or None, _window_max's steps, k, s, p, d, out). Made once per signature: a model pools the same shapes on every call."""
+    key = (name, x._array.shape, tuple(kernel_size), tuple(stride), tuple(padding),
+           None if dilation is None else tuple(dilation), ceil_mode)
+    plan = _POOL_PLANS.get(key)
+    if plan is not None:
+        _check_pool_dtype(x, name)
+        return plan
     k, s, p, d = _pool_params(name, nd, kernel_size, stride, padding, dilation)
     if nd == 2 and (x.ndim not in (3, 4) or x._array.size == 0):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_pool_dtype(x, name)
+    out = _check_pool(x, name, k, s, p, d, ceil_mode)
+    # as _padded_windows pads: extra right padding covers ceil_mode's last, partial window
+    pairs = [(pp, max((o - 1) * ss + dd * (kk - 1) + 1 - L - pp, 0))
+             for L, kk, pp, ss, dd, o in zip(x._array.shape[-nd:], k, p, s, d, out)]
+    steps = [[(Ellipsis, slice(i * d[dim], i * d[dim] + (out[dim] - 1) * s[dim] + 1, s[dim]))
+              + (slice(None),) * (nd - 1 - dim) for i in range(k[dim])]
+             for dim in reversed(range(nd))]
+    plan = (pairs if any(pair != (0, 0) for pair in pairs) else None, steps, k, s, p, d, out)
+    if len(_POOL_PLANS) > 1024:
+        _POOL_PLANS.clear()
+    _POOL_PLANS[key] = plan
+    return plan
+
+
+_POOL_PLANS = {}  # max pooling signature -> _pool_plan's plan
+
+
+def _check_pool_dtype(x, name):
     if x.dtype is D.bool or x.dtype.is_complex:
         raise NotImplementedError(f"\"{name}\" not implemented for '{x.dtype.ir_name}'")
-    out = _check_pool(x, name, k, s, p, d, ceil_mode)
+
+
+def _max_pool(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode, with_indices):
+    pairs, steps, k, s, p, d, out = _pool_plan(x, name, nd, kernel_size, stride, padding,
+                                                 dilation, ceil_mode)
     xp = xp_of(x)
-    win = _padded_windows(xp, x._array, k, s, p, d, out, _lowest(x.dtype))
     if not with_indices and xp is np:
-        values = _window_max(win, x._array, nd)
+        a = x._array
+        padded = a if pairs is None else constant_padded(xp, a, pairs, _lowest(x.dtype))
+        values = _window_max(a, padded, steps)
         if values is not None:
             return like_input(_fresh(values, x.dtype, x.device), x)
+    win = _padded_windows(xp, x._array, k, s, p, d, out, _lowest(x.dtype))
     flat = win.reshape(win.shape[:-nd] + (-1,))
     values = flat.max(axis=-1)  # NaN propagates, as in ATen
     if not with_indices:

@@ -12,7 +12,6 @@ a scale given by the caller is used as ``1 / scale`` (so x2 and "size = 2*in" ag
 ``scale * (dst + 0.5) - 0.5`` clamped at 0 (``scale * dst`` with align_corners, where the scale
 is ``(in - 1) / (out - 1)``).
 """
-import functools
 
 import numpy as np
 
@@ -149,36 +148,51 @@ def _linear_weights(in_size, out_size, align_corners, scale, ftype):
 
 
 def _bilinear(x, output_size, align_corners, scales):
-    _check(x, output_size, 2)
+    ftype = np.float64 if x.dtype.np == np.float64 else np.float32
+    xp = xp_of(x)
+    plan = _bilinear_plan(x, tuple(output_size), align_corners, tuple(scales), ftype)
     if not x.dtype.is_floating_point:
         raise NotImplementedError(f"\"upsample_bilinear2d_channels_last\" not implemented for "
                                   f"'{x.dtype.ir_name}'")
-    xp = xp_of(x)
-    ftype = np.float64 if x.dtype.np == np.float64 else np.float32
     a = x._array.astype(ftype, copy=False)
-    # separable: interpolate along H, then along W; each step a[i0] * l0 + a[i1] * l1, the
-    # products and the sum written in place (the same roundings, no temporaries)
-    for axis, (in_size, out_size, scale) in enumerate(zip(a.shape[2:], output_size, scales), 2):
-        i0, i1, l0, l1 = (xp.asarray(v) for v in _bilinear_weights(in_size, out_size,
-                                                                    align_corners, scale, ftype))
-        shape = (-1,) + (1,) * (a.ndim - 1 - axis)
-        lo, hi = xp.take(a, i0, axis=axis), xp.take(a, i1, axis=axis)
-        lo *= l0.reshape(shape)
-        hi *= l1.reshape(shape)
-        lo += hi
-        a = lo
+    # separable: interpolate along H, then along W; each step a[i0] * l0 + a[i1] * l1 with the
+    # products rounded, then their sum: one take of both taps (i0 and i1 side by side on a new
+    # axis), one product with both weights, one sum of the two halves
+    for axis, (taps, weights) in enumerate(plan, 2):
+        both = xp.take(a, xp.asarray(taps), axis=axis)          # (..., 2, out, ...)
+        both *= xp.asarray(weights)
+        a = xp.add(both[(slice(None),) * axis + (0,)], both[(slice(None),) * axis + (1,)])
     # (a is a new array: no second copy when the dtype is already the input's)
     return like_input(_fresh(a.astype(x.dtype.np, copy=False), x.dtype, x.device), x)
 
 
-@functools.lru_cache(maxsize=128)
-def _bilinear_weights(in_size, out_size, align_corners, scale, ftype):
-    """_linear_weights made once per geometry (a traced model upsamples the same sizes on every
-    call), read-only as they are shared."""
-    weights = _linear_weights(in_size, out_size, align_corners, scale, ftype)
-    for w in weights:
-        w.flags.writeable = False
-    return weights
+def _bilinear_plan(x, output_size, align_corners, scales, ftype):
+    """The checks of a bilinear upsampling (raising ATen's errors) and, per spatial axis, its
+    taps (2, out) (index0 over index1) and their weights (lambda0 over lambda1), repeated over
+    the other spatial dims (the products then run as long inner loops, not one per row): made
+    once per geometry (a traced model upsamples the same sizes on every call), read-only as
+    they are shared."""
+    key = (x._array.shape, output_size, align_corners, scales, ftype)
+    plan = _BILINEAR_PLANS.get(key)
+    if plan is None:
+        _check(x, output_size, 2)
+        plan = []
+        spatial = list(x._array.shape[2:])  # (the sizes after the steps so far)
+        for i, (out_size, scale) in enumerate(zip(output_size, scales)):
+            i0, i1, l0, l1 = _linear_weights(spatial[i], out_size, align_corners, scale, ftype)
+            spatial[i] = out_size
+            taps, weights = np.stack([i0, i1]), np.stack([l0, l1])
+            weights = weights.reshape((2, -1) + (1,) * (len(spatial) - 1 - i))
+            weights = np.broadcast_to(weights, tuple(spatial[:i]) + (2,) + tuple(spatial[i:])).copy()
+            taps.flags.writeable = weights.flags.writeable = False
+            plan.append((taps, weights))
+        if len(_BILINEAR_PLANS) > 256:
+            _BILINEAR_PLANS.clear()
+        _BILINEAR_PLANS[key] = plan
+    return plan
+
+
+_BILINEAR_PLANS = {}  # geometry -> _bilinear_plan's plan
 
 
 @op("upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
