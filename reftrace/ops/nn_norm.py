@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import _fresh
+from .._tensor import _fresh, xp_of
 from .nn_conv import sizes
 from ._memory_format import like_input
 from ._registry import composite, derivatives, op
@@ -116,7 +116,7 @@ def batch_norm_stats(input, weight, bias, running_mean, running_var, training, m
         alpha, beta = _eval_transform(weight, bias, running_mean, running_var, eps, channel)
         # out = x * alpha + beta in float64, the sum rounded once into the result's dtype
         out = np.multiply(input._array, alpha)
-        res = np.empty(out.shape, input.dtype.np)
+        res = xp_of(input).empty(out.shape, input.dtype.np)  # (CuPy arrays on a GPU)
         np.add(out, beta, out=res, casting="unsafe")
         return like_input(_fresh(res, input.dtype, input.device), input), None, None
     alpha, beta = _transform(mean, invstd, weight, bias)
@@ -150,7 +150,8 @@ def _eval_transform(weight, bias, running_mean, running_var, eps, channel):
                              1 / np.sqrt(running_var._array.astype(np.float64) + eps), weight, bias)
     found = (alpha.reshape(channel), beta.reshape(channel))
     for v in found:
-        v.flags.writeable = False  # (shared by every call with these parameters)
+        if type(v) is np.ndarray:
+            v.flags.writeable = False  # (shared by every call with these parameters)
     if len(_EVAL_TRANSFORMS) > 256:
         _EVAL_TRANSFORMS.clear()
     _EVAL_TRANSFORMS[key] = found
