@@ -42,10 +42,23 @@ def _nested_tensor_from_mask(t, mask, mask_check):
             raise RuntimeError("Mask must be left-aligned without gaps")
     if N == 0:  # (nested_from_padded stacks one mask per sequence)
         raise RuntimeError("stack expects a non-empty TensorList")
-    a = t._array
-    buffer = np.concatenate([a[i, :lengths[i]].reshape(-1) for i in range(N)])
     sizes = np.stack([lengths, np.full(N, d, np.int64)], axis=1)
-    return wrap_buffer(np.ascontiguousarray(buffer, dtype=a.dtype), sizes, t.dtype, t.device)
+    return wrap_buffer(pack_rows(t._array, lengths).reshape(-1), sizes, t.dtype, t.device)
+
+
+def pack_rows(padded, lengths):
+    """The first ``lengths[i]`` rows of each ``padded[i]``, one after another (a new contiguous
+    array): _nested_from_padded's buffer."""
+    return np.ascontiguousarray(np.concatenate([padded[i, :n] for i, n in enumerate(lengths)]))
+
+
+def pad_rows(rows, lengths, padded):
+    """pack_rows undone: the packed ``rows`` written into ``padded``, sequence by sequence."""
+    start = 0
+    for i, n in enumerate(lengths):
+        padded[i, :n] = rows[start:start + n]
+        start += n
+    return padded
 
 
 @op("to_padded_tensor(Tensor self, float padding, SymInt[]? output_size=None) -> Tensor", variants=())

@@ -27,6 +27,7 @@ from .._nested_tensor import wrap_buffer
 from .._tensor import _fresh
 from .activation import _softmax, gelu, relu
 from .linalg import _t, addmm, bmm, mm
+from .nested_ops import pack_rows, pad_rows
 from .nn_norm import layer_norm
 
 
@@ -97,8 +98,7 @@ def _self_attention(x, lengths, embed_dim, num_heads, qkv_weight, qkv_bias, proj
     dh = D // H
     qkv = mm.kernel(x, _t(qkv_weight))._array  # (R, 3D)
     # transform_bias_rescale_qkv: the padded batch (rows past a sequence's end are 0 + bias)
-    padded = np.zeros((B, T, 3 * D), dt.np)
-    _unpack(padded, qkv, lengths)
+    padded = pad_rows(qkv, lengths, np.zeros((B, T, 3 * D), dt.np))
     padded += qkv_bias._array
     scale = dt.np.type(1.0 / float(np.sqrt(dt.np.type(dh))))  # 1.0 / std::sqrt(scalar_t(dh))
     padded[..., :D] *= scale
@@ -113,13 +113,5 @@ def _self_attention(x, lengths, embed_dim, num_heads, qkv_weight, qkv_bias, proj
     ctx = bmm.kernel(_fresh(weights.reshape(B * H, T, T), dt, dev), v)._array
     # _nested_from_padded(ctx, sizes, transform_0213=True): (B, T, H * dh), then the real rows
     merged = ctx.reshape(B, H, T, dh).transpose(0, 2, 1, 3).reshape(B, T, D)
-    rows = np.concatenate([merged[i, :n] for i, n in enumerate(lengths)])
-    return addmm.kernel(proj_bias, _fresh(rows, dt, dev), _t(proj_weight), 1, 1)
-
-
-def _unpack(padded, rows, lengths):
-    """Write the packed ``rows`` into the zero-padded (B, T, ...) array, sequence by sequence."""
-    start = 0
-    for i, n in enumerate(lengths):
-        padded[i, :n] = rows[start:start + n]
-        start += n
+    rows = _fresh(pack_rows(merged, lengths), dt, dev)
+    return addmm.kernel(proj_bias, rows, _t(proj_weight), 1, 1)
