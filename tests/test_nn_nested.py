@@ -1,0 +1,250 @@
+"""TransformerEncoder's nested-tensor fast path (spec SEQ-8) against live torch 2.13: in eval mode
+without grad, given a left-aligned src_key_padding_mask, both convert the batch with
+_nested_tensor_from_mask, run every layer's _transformer_encoder_layer_fwd on the nested tensor
+and pad the result back with to_padded_tensor. Compared: the traced graph, inlined graph and code,
+the outputs' dtype, shape, strides and padding (exactly) and values (to float tolerance: the
+matrix products, layer norms, softmax and gelu are reftrace's, NUM-2); the two conversions
+(copies) bit for bit; the errors; what a nested tensor says of itself. Skipped without torch."""
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import reftrace
+from reftrace import _nested_tensor
+from reftrace.ops import get_packet
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - exercised on torch-free machines
+    pytest.skip("torch 2.13 (the oracle) is not installed", allow_module_level=True)
+from nn_seq_support import assert_same_outputs, compare, pair, to_reftrace  # noqa: E402
+
+
+def _encoder(lib, d_model=8, nhead=2, ff=16, layers=2, activation="relu", final_norm=False,
+             dtype=None):
+    dtype = None if dtype is None else getattr(lib, dtype)
+    layer = lib.nn.TransformerEncoderLayer(d_model, nhead, ff, dropout=0.0, activation=activation,
+                                           batch_first=True, dtype=dtype)
+    norm = lib.nn.LayerNorm(d_model, dtype=dtype) if final_norm else None
+    return lib.nn.TransformerEncoder(layer, layers, norm=norm)
+
+
+def _wrapped(lib, **kw):
+    enc = _encoder(lib, **kw)
+
+    class Encode(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = enc
+
+        def forward(self, x, padding):
+            return self.enc(x, src_key_padding_mask=padding)
+    return Encode().eval()
+
+
+def _batch(lengths, seq_len, d_model, dtype=torch.float32, seed=0):
+    x = torch.tensor(np.random.default_rng(seed).standard_normal((len(lengths), seq_len, d_model)),
+                     dtype=dtype)
+    padding = torch.tensor([[j >= n for j in range(seq_len)] for n in lengths])
+    return x, padding
+
+
+# (encoder options, lengths of the sequences, padded length)
+CONFIGS = {
+    "relu_2_layers": ({}, [2, 4, 1], 4),
+    "gelu_final_norm": ({"activation": "gelu", "final_norm": True, "layers": 3}, [3, 5, 5, 1], 6),
+    "one_layer_4_heads": ({"d_model": 16, "nhead": 4, "ff": 32, "layers": 1}, [7, 2], 7),
+    "float64": ({"dtype": "float64", "activation": "gelu"}, [1, 3, 2], 5),
+    "empty_sequence": ({"final_norm": True}, [3, 0, 2], 4),
+    "all_shorter_than_padded": ({"d_model": 32, "nhead": 2, "ff": 8}, [2, 3], 6),
+    "single_token": ({}, [1], 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_encoder_nested_path_matches_torch(name):
+    """Eager outputs on two batches, then the trace of the first (graph, inlined graph, code),
+    checked and re-run on both."""
+    kw, lengths, seq_len = CONFIGS[name]
+    d, dtype = kw.get("d_model", 8), getattr(torch, kw.get("dtype", "float32"))
+    inputs = [_batch(lengths, seq_len, d, dtype), _batch(lengths[::-1], seq_len, d, dtype, seed=1)]
+    compare(lambda lib: _wrapped(lib, **kw), inputs, no_grad=True, check_trace=True)
+
+
+def test_trace_records_the_nested_ops_with_torchs_types():
+    x, padding = _batch([2, 4, 1], 4, 8)
+    _, rm = pair(lambda lib: _wrapped(lib))
+    with reftrace.no_grad():
+        graph = reftrace.jit.trace(rm, to_reftrace((x, padding))).inlined_graph.str(False)
+    kinds = [k for k in re.findall(r"= (aten::\w+)", graph) if k != "aten::size"]
+    assert kinds[-4:] == ["aten::_nested_tensor_from_mask", "aten::_transformer_encoder_layer_fwd",
+                          "aten::_transformer_encoder_layer_fwd", "aten::to_padded_tensor"]
+    assert "FloatTensor(requires_grad=0, device=cpu) = aten::_nested_tensor_from_mask" in graph
+
+
+def test_padded_positions_are_exact_zeros_and_values_close():
+    """Many random configurations (lengths, sizes, activations, dtypes, depth): dtype, shape,
+    strides and the zero padding exact, the rows to float tolerance."""
+    rng = np.random.default_rng(0)
+    for trial in range(12):
+        d = int(rng.choice([4, 8, 16, 32]))
+        kw = {"d_model": d, "nhead": int(rng.choice([2, 4])) if d >= 8 else 2,
+              "ff": int(rng.choice([8, 64])), "activation": str(rng.choice(["relu", "gelu"])),
+              "layers": int(rng.integers(1, 4)), "dtype": str(rng.choice(["float32", "float64"]))}
+        seq_len = int(rng.integers(1, 8))
+        lengths = [int(rng.integers(0, seq_len + 1)) for _ in range(int(rng.integers(1, 5)))]
+        lengths[0] = max(lengths[0], 1)
+        x, padding = _batch(lengths, seq_len, d, getattr(torch, kw["dtype"]), seed=trial)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tm, rm = pair(lambda lib: _encoder(lib, **kw).eval())
+            with torch.no_grad():
+                expected = tm(x, src_key_padding_mask=padding)
+            with reftrace.no_grad():
+                got = rm(*to_reftrace((x,)), src_key_padding_mask=to_reftrace(padding))
+        assert_same_outputs(expected, got)
+        pad = padding.numpy()
+        assert (got.numpy()[pad] == 0).all() and (expected.numpy()[pad] == 0).all()
+
+
+def test_nested_path_is_taken_where_torch_takes_it():
+    """Not in training mode, not with grad needed, not with a padding mask that is not
+    left-aligned: there both run the dense layers, so no nested op is traced."""
+    x, padding = _batch([2, 4, 1], 4, 8)
+    right_aligned = padding.flip(1)
+    for inputs, no_grad, train in (((x, padding), False, False), ((x, right_aligned), True, False),
+                                   ((x, padding), True, True)):
+        def build(lib):
+            return _wrapped(lib).train(train)
+        if train:
+            compare(build, [inputs], no_grad=no_grad, trace=False)
+        else:
+            compare(build, [inputs], no_grad=no_grad)
+
+
+# -- the conversions, bit for bit ---------------------------------------------------------------
+
+def _conversions(lib, x, mask, padding, size, mask_check=True):
+    nt = (torch._nested_tensor_from_mask if lib is torch else get_packet("_nested_tensor_from_mask"))(
+        x, mask, mask_check=mask_check)
+    return nt.to_padded_tensor(padding, size)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64])
+def test_from_mask_and_to_padded_tensor_are_exact(dtype):
+    x = (torch.arange(2 * 4 * 3) - 7).reshape(2, 4, 3).to(dtype) / (3 if dtype.is_floating_point else 1)
+    mask = torch.tensor([[True, True, True, False], [True, False, False, False]])
+    not_left_aligned = torch.tensor([[True, False, True, False], [False, False, False, True]])
+    cases = [(mask, 0.0, None, True), (mask, 2.5, [3, 5, 4], True), (mask, -1.0, [2, 4, 3], True),
+             (not_left_aligned, 0.0, None, False)]
+    for m, padding, size, check in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = _conversions(torch, x, m, padding, size, check)
+            got = _conversions(reftrace, to_reftrace(x), to_reftrace(m), padding, size, check)
+        assert str(got.dtype) == str(expected.dtype) and got.stride() == expected.stride()
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def _error(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - the comparison is of whatever is raised
+            return type(e).__name__, str(e).split("\n")[0]
+    return None
+
+
+def test_conversion_errors_as_torch():
+    x = torch.ones(2, 3, 4)
+    mask = torch.tensor([[True, True, False], [True, False, False]])
+    cases = [
+        (x, mask.float(), True), (x, mask[0], True), (x[0], mask, True), (x, mask[:, :2], True),
+        (x, torch.tensor([[True, False, True], [True, False, False]]), True),
+        (torch.ones(0, 3, 4), torch.zeros(0, 3, dtype=torch.bool), True)]
+    for t, m, check in cases:
+        expected = _error(lambda: torch._nested_tensor_from_mask(t, m, mask_check=check))
+        got = _error(lambda: get_packet("_nested_tensor_from_mask")(to_reftrace(t), to_reftrace(m),
+                                                                    mask_check=check))
+        assert got == expected
+    for size in ([2, 3], [2, 1, 4], [2, 2, 4, 1]):
+        expected = _error(lambda: torch._nested_tensor_from_mask(x, mask).to_padded_tensor(0.0, size))
+        got = _error(lambda: get_packet("_nested_tensor_from_mask")(
+            to_reftrace(x), to_reftrace(mask)).to_padded_tensor(0.0, size))
+        assert got == expected
+
+
+def test_all_padding_batch_errors_as_torch():
+    """Every sequence empty: the layers return their (empty) input and to_padded_tensor refuses."""
+    x, padding = _batch([0, 0], 3, 8)
+    errors = []
+    for lib, args in ((torch, (x, padding)), (reftrace, to_reftrace((x, padding)))):
+        module = _wrapped(lib)
+        with lib.no_grad():
+            errors.append(_error(lambda: module(*args)))
+    assert errors[0] is not None and errors[1] == errors[0]
+
+
+# -- what a nested tensor says of itself, and refuses ----------------------------------------------
+
+def _pair_of_nested():
+    x = torch.tensor(np.random.default_rng(0).standard_normal((3, 4, 2)), dtype=torch.float32)
+    mask = torch.tensor([[True, True, False, False], [False] * 4, [True, False, False, False]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return (torch._nested_tensor_from_mask(x, mask),
+                get_packet("_nested_tensor_from_mask")(to_reftrace(x), to_reftrace(mask)))
+
+
+def test_nested_tensor_metadata_and_repr_as_torch():
+    tn, rn = _pair_of_nested()
+    assert rn.is_nested and tn.is_nested and not reftrace.ones(1).is_nested
+    assert (rn.dim(), rn.size(0), rn.size(2), rn.size(-1), rn.numel()) == \
+        (tn.dim(), tn.size(0), tn.size(2), tn.size(-1), tn.numel())
+    assert (str(rn.dtype), str(rn.device), rn.requires_grad, rn.is_contiguous()) == \
+        (str(tn.dtype), str(tn.device), tn.requires_grad, tn.is_contiguous())
+    assert repr(rn) == repr(tn)
+    for call in (lambda t: t.size(1), lambda t: t.size(), lambda t: t.shape, lambda t: t.stride()):
+        assert _error(lambda: call(rn)) == _error(lambda: call(tn))
+
+
+def test_other_uses_of_a_nested_tensor_are_a_clear_error():
+    """torch implements more ops on nested tensors; reftrace refuses all but the encoder's."""
+    _, rn = _pair_of_nested()
+    for use in (lambda t: t + 1, lambda t: t.sum(), lambda t: t.numpy(), lambda t: t[0],
+                lambda t: reftrace.relu(t), lambda t: t.view(-1), lambda t: float(t)):
+        with pytest.raises(NotImplementedError, match="nested tensors support only"):
+            use(rn)
+
+
+def test_a_layer_off_its_fast_path_refuses_the_nested_tensor():
+    """torch would run that layer's slow path on the nested tensor (its MHA refuses in training
+    mode; with a hook, torch's nested ops run it): reftrace says it has no such path."""
+    x, padding = _batch([2, 4, 1], 4, 8)
+    enc = _encoder(reftrace).eval()
+    enc.layers[1].register_forward_hook(lambda *args: None)
+    with reftrace.no_grad(), pytest.raises(NotImplementedError, match="forward pre-/hooks"):
+        enc(*to_reftrace((x,)), src_key_padding_mask=to_reftrace(padding))
+
+
+def test_prototype_warning_once_with_torchs_words():
+    x, padding = _batch([2, 1], 3, 8)
+    torch.set_warn_always(True)  # (torch's TORCH_WARN_ONCE, shown every time)
+    try:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            torch._nested_tensor_from_mask(x, padding.logical_not())
+    finally:
+        torch.set_warn_always(False)
+    expected = [str(w.message).split(" (Triggered internally")[0] for w in seen]
+    _nested_tensor._WARNED.clear()
+    got = []
+    for _ in range(2):  # once per process
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            get_packet("_nested_tensor_from_mask")(*to_reftrace((x, padding.logical_not())))
+        got.append([str(w.message) for w in seen])
+    assert got == [expected, []]
