@@ -28,7 +28,6 @@ from .._tensor import _fresh
 from .activation import _softmax, gelu, relu
 from .linalg import _t, addmm, bmm, mm
 from .nested_ops import pack_rows, pad_rows
-from .nn_norm import layer_norm
 
 
 def transformer_encoder_layer_nested(src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight,
@@ -40,6 +39,7 @@ def transformer_encoder_layer_nested(src, embed_dim, num_heads, qkv_weight, qkv_
     if buffer.size == 0:  # (every sequence empty: torch returns src's buffer, rewrapped)
         return wrap_buffer(buffer, sizes, src.dtype, src.device)
     _check_attention_args(src, embed_dim, num_heads, qkv_weight, qkv_bias, mask)
+    from .nn_norm import layer_norm  # (here: the op table registers nn_norm's family after this one)
     d = int(sizes[0, 1])
     src_rows = _fresh(buffer.reshape(-1, d), src.dtype, src.device)
 
