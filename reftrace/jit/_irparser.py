@@ -204,9 +204,6 @@ class _Parser:
             name = c.match(re.compile(r"[A-Za-z_][A-Za-z0-9_.]*"), "a type")
             if name in _DTYPES or (name == "Tensor" and c.text.startswith("(", c.pos)):
                 t = self._tensor_type(name)
-            elif name.endswith("Tensor") and name[:-6] in _DTYPES:  # FloatTensor: rank unknown
-                t = self._tensor_type(name[:-6])
-                t.sizes = None
             elif name in _SIMPLE:
                 t = _SIMPLE[name]
             elif name == "Function":
@@ -230,8 +227,6 @@ class _Parser:
         c = self.c
         dtype = _DTYPES.get(name)
         sizes = strides = requires_grad = device = None
-        if dtype is not None:
-            sizes = ()  # (a bare ``Float``: rank 0, nothing else known)
         if c.text.startswith("(", c.pos):
             c.pos += 1
             dims = []
