@@ -23,12 +23,12 @@ from nn_seq_support import assert_same_outputs, compare, pair, to_reftrace  # no
 
 
 def _encoder(lib, d_model=8, nhead=2, ff=16, layers=2, activation="relu", final_norm=False,
-             dtype=None):
+             dtype=None, mask_check=True):
     dtype = None if dtype is None else getattr(lib, dtype)
     layer = lib.nn.TransformerEncoderLayer(d_model, nhead, ff, dropout=0.0, activation=activation,
                                            batch_first=True, dtype=dtype)
     norm = lib.nn.LayerNorm(d_model, dtype=dtype) if final_norm else None
-    return lib.nn.TransformerEncoder(layer, layers, norm=norm)
+    return lib.nn.TransformerEncoder(layer, layers, norm=norm, mask_check=mask_check)
 
 
 def _wrapped(lib, **kw):
@@ -122,6 +122,14 @@ def test_nested_path_is_taken_where_torch_takes_it():
             compare(build, [inputs], no_grad=no_grad, trace=False)
         else:
             compare(build, [inputs], no_grad=no_grad)
+
+
+def test_mask_check_off_converts_any_mask_as_torch():
+    """Without the encoder's mask check a right-aligned mask is converted too: each sequence is
+    then its first len_i rows, in torch as in reftrace."""
+    x, padding = _batch([2, 3, 1], 4, 8)
+    compare(lambda lib: _wrapped(lib, mask_check=False), [(x, padding.flip(1))], no_grad=True,
+            check_trace=True)
 
 
 # -- the conversions, bit for bit ---------------------------------------------------------------
