@@ -132,6 +132,92 @@ def test_mask_check_off_converts_any_mask_as_torch():
             check_trace=True)
 
 
+# -- the layer's arithmetic is torch's ------------------------------------------------------------
+
+def _layer_by_hand(lib, layer, x, lengths, norm_first, gelu):
+    """torch's nested encoder layer (transformer.cpp, attention.cpp, NestedTensor*.cpp) written
+    with ``lib``'s public ops: GEMMs over the packed rows, attention on the batch padded to the
+    longest sequence with a softmax per sequence. The packed (rows, d) result."""
+    sa, F = layer.self_attn, lib.nn.functional
+    d, heads = sa.embed_dim, sa.num_heads
+    dh, batch, longest = d // heads, len(lengths), max(lengths)
+    rows = lib.cat([x[i, :n] for i, n in enumerate(lengths)])
+
+    def norm(t, m):
+        return F.layer_norm(t, (d,), m.weight, m.bias, m.eps)
+
+    h = norm(rows, layer.norm1) if norm_first else rows
+    qkv = lib.mm(h, sa.in_proj_weight.t())
+    padded = lib.zeros(batch, longest, 3 * d, dtype=x.dtype)
+    start = 0
+    for i, n in enumerate(lengths):
+        padded[i, :n] = qkv[start:start + n]
+        start += n
+    padded += sa.in_proj_bias
+    padded[..., :d] *= 1.0 / float(lib.tensor(float(dh), dtype=x.dtype).sqrt())  # (scalar_t math)
+    q, k, v = padded.view(batch, longest, 3, heads, dh).permute(2, 0, 3, 1, 4).reshape(
+        3, batch * heads, longest, dh).contiguous().unbind(0)
+    scores = lib.bmm(q, k.transpose(2, 1)).view(batch, heads, longest, longest)
+    weights = lib.zeros_like(scores)
+    for i, n in enumerate(lengths):
+        if n:
+            weights[i, :, :n, :n] = lib.softmax(scores[i, :, :n, :n], -1)
+    ctx = lib.bmm(weights.view(batch * heads, longest, longest), v)
+    merged = ctx.view(batch, heads, longest, dh).permute(0, 2, 1, 3).reshape(batch, longest, d)
+    attended = lib.cat([merged[i, :n] for i, n in enumerate(lengths)])
+    y = lib.addmm(sa.out_proj.bias, attended, sa.out_proj.weight.t()) + rows
+    y = y if norm_first else norm(y, layer.norm1)
+    h = norm(y, layer.norm2) if norm_first else y
+    h = lib.addmm(layer.linear1.bias, h, layer.linear1.weight.t())
+    h = F.gelu(h) if gelu else lib.relu(h)
+    out = lib.addmm(layer.linear2.bias, h, layer.linear2.weight.t()) + y
+    return out if norm_first else norm(out, layer.norm2)
+
+
+def _nested_layer(lib, layer, x, lengths, norm_first, gelu):
+    sa = layer.self_attn
+    mask = lib.tensor([[j < n for j in range(x.shape[1])] for n in lengths])
+    to_nested = torch._nested_tensor_from_mask if lib is torch else get_packet("_nested_tensor_from_mask")
+    out = lib._transformer_encoder_layer_fwd(
+        to_nested(x, mask), sa.embed_dim, sa.num_heads, sa.in_proj_weight, sa.in_proj_bias,
+        sa.out_proj.weight, sa.out_proj.bias, gelu, norm_first, layer.norm1.eps, layer.norm1.weight,
+        layer.norm1.bias, layer.norm2.weight, layer.norm2.bias, layer.linear1.weight,
+        layer.linear1.bias, layer.linear2.weight, layer.linear2.bias, None, None)
+    if lib is torch:
+        return torch.cat([t.reshape(-1, sa.embed_dim) for t in out.unbind()]).numpy()
+    return out._buffer.reshape(-1, sa.embed_dim)
+
+
+def test_nested_layer_is_torchs_arithmetic():
+    """torch's nested _transformer_encoder_layer_fwd equals _layer_by_hand run with torch's ops,
+    bit for bit; reftrace's equals _layer_by_hand run with reftrace's ops, bit for bit. So the
+    two differ only where reftrace's mm, bmm, addmm, layer_norm, softmax, gelu differ from
+    torch's (spec SEQ-9)."""
+    rng = np.random.default_rng(0)
+    for trial in range(10):
+        d = int(rng.choice([4, 8, 16, 32]))
+        heads = int(rng.choice([2, 4])) if d >= 8 else 2
+        ff, gelu, norm_first = int(rng.choice([8, 64])), bool(trial % 2), bool(trial % 3 == 0)
+        seq_len = int(rng.integers(1, 8))
+        lengths = [int(rng.integers(0, seq_len + 1)) for _ in range(int(rng.integers(1, 5)))]
+        lengths[0] = max(lengths[0], 1)
+        dtype = "float64" if trial % 4 == 1 else "float32"
+        x, _ = _batch(lengths, seq_len, d, getattr(torch, dtype), seed=trial)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tl, rl = pair(lambda lib: lib.nn.TransformerEncoderLayer(
+                d, heads, ff, dropout=0.0, activation="gelu" if gelu else "relu", batch_first=True,
+                norm_first=norm_first, dtype=getattr(lib, dtype)).eval())
+            rx = to_reftrace(x)
+            with torch.no_grad():
+                np.testing.assert_array_equal(_nested_layer(torch, tl, x, lengths, norm_first, gelu),
+                                              _layer_by_hand(torch, tl, x, lengths, norm_first, gelu))
+            with reftrace.no_grad():
+                np.testing.assert_array_equal(
+                    _nested_layer(reftrace, rl, rx, lengths, norm_first, gelu),
+                    _layer_by_hand(reftrace, rl, rx, lengths, norm_first, gelu).numpy())
+
+
 # -- the conversions, bit for bit ---------------------------------------------------------------
 
 def _conversions(lib, x, mask, padding, size, mask_check=True):
