@@ -89,11 +89,6 @@ class NestedTensor(Tensor):
 
     __str__ = __repr__
 
-    def to_padded_tensor(self, padding, output_size=None):
-        """Tensor.to_padded_tensor: the dense (N, max_len, d) tensor (ops/nested_ops.py)."""
-        from .ops import get_packet
-        return get_packet("to_padded_tensor")(self, padding, output_size)
-
 
 def _no_sizes():
     raise RuntimeError("Internal error: NestedTensorImpl doesn't support sizes. Please file an "

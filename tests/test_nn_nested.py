@@ -13,7 +13,6 @@ import pytest
 
 import reftrace
 from reftrace import _nested_tensor
-from reftrace.ops import get_packet
 
 try:
     import torch
@@ -177,9 +176,8 @@ def _layer_by_hand(lib, layer, x, lengths, norm_first, gelu):
 def _nested_layer(lib, layer, x, lengths, norm_first, gelu):
     sa = layer.self_attn
     mask = lib.tensor([[j < n for j in range(x.shape[1])] for n in lengths])
-    to_nested = torch._nested_tensor_from_mask if lib is torch else get_packet("_nested_tensor_from_mask")
     out = lib._transformer_encoder_layer_fwd(
-        to_nested(x, mask), sa.embed_dim, sa.num_heads, sa.in_proj_weight, sa.in_proj_bias,
+        lib._nested_tensor_from_mask(x, mask), sa.embed_dim, sa.num_heads, sa.in_proj_weight, sa.in_proj_bias,
         sa.out_proj.weight, sa.out_proj.bias, gelu, norm_first, layer.norm1.eps, layer.norm1.weight,
         layer.norm1.bias, layer.norm2.weight, layer.norm2.bias, layer.linear1.weight,
         layer.linear1.bias, layer.linear2.weight, layer.linear2.bias, None, None)
@@ -221,8 +219,7 @@ def test_nested_layer_is_torchs_arithmetic():
 # -- the conversions, bit for bit ---------------------------------------------------------------
 
 def _conversions(lib, x, mask, padding, size, mask_check=True):
-    nt = (torch._nested_tensor_from_mask if lib is torch else get_packet("_nested_tensor_from_mask"))(
-        x, mask, mask_check=mask_check)
+    nt = lib._nested_tensor_from_mask(x, mask, mask_check=mask_check)
     return nt.to_padded_tensor(padding, size)
 
 
@@ -261,12 +258,12 @@ def test_conversion_errors_as_torch():
         (torch.ones(0, 3, 4), torch.zeros(0, 3, dtype=torch.bool), True)]
     for t, m, check in cases:
         expected = _error(lambda: torch._nested_tensor_from_mask(t, m, mask_check=check))
-        got = _error(lambda: get_packet("_nested_tensor_from_mask")(to_reftrace(t), to_reftrace(m),
-                                                                    mask_check=check))
+        got = _error(lambda: reftrace._nested_tensor_from_mask(to_reftrace(t), to_reftrace(m),
+                                                              mask_check=check))
         assert got == expected
     for size in ([2, 3], [2, 1, 4], [2, 2, 4, 1]):
         expected = _error(lambda: torch._nested_tensor_from_mask(x, mask).to_padded_tensor(0.0, size))
-        got = _error(lambda: get_packet("_nested_tensor_from_mask")(
+        got = _error(lambda: reftrace._nested_tensor_from_mask(
             to_reftrace(x), to_reftrace(mask)).to_padded_tensor(0.0, size))
         assert got == expected
 
@@ -290,7 +287,7 @@ def _pair_of_nested():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return (torch._nested_tensor_from_mask(x, mask),
-                get_packet("_nested_tensor_from_mask")(to_reftrace(x), to_reftrace(mask)))
+                reftrace._nested_tensor_from_mask(to_reftrace(x), to_reftrace(mask)))
 
 
 def test_nested_tensor_metadata_and_repr_as_torch():
@@ -339,6 +336,6 @@ def test_prototype_warning_once_with_torchs_words():
     for _ in range(2):  # once per process
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
-            get_packet("_nested_tensor_from_mask")(*to_reftrace((x, padding.logical_not())))
+            reftrace._nested_tensor_from_mask(*to_reftrace((x, padding.logical_not())))
         got.append([str(w.message) for w in seen])
     assert got == [expected, []]

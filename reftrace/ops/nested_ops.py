@@ -3,9 +3,8 @@ NestedTensorMath.cpp NestedTensor_nested_tensor_from_mask) and to_padded_tensor
 (NestedTensor_to_padded_tensor_generic), the two ends of TransformerEncoder's nested path
 (reftrace/_nested_tensor.py). Both are copies: their values are exact.
 
-Neither is a public function or method of dense tensors here (torch's ``to_padded_tensor`` is a
-method that only nested tensors implement, and ``_nested_tensor_from_mask`` a private function):
-the encoder calls them through the op table, so a trace records them as torch's does.
+As in torch, ``_nested_tensor_from_mask`` is a (private) function and ``to_padded_tensor`` a
+method, which dense tensors refuse.
 """
 import numpy as np
 
@@ -16,7 +15,7 @@ from ._registry import op
 from .casts import checked_scalar
 
 
-@op("_nested_tensor_from_mask(Tensor t, Tensor mask, bool mask_check=True) -> Tensor", variants=())
+@op("_nested_tensor_from_mask(Tensor t, Tensor mask, bool mask_check=True) -> Tensor")
 def _nested_tensor_from_mask(t, mask, mask_check):
     """Sequence i is the first ``mask[i].sum()`` rows of ``t[i]`` (``mask``: True = a real token),
     which with ``mask_check`` must be exactly the rows the mask marks (left-aligned)."""
@@ -61,7 +60,8 @@ def pad_rows(rows, lengths, padded):
     return padded
 
 
-@op("to_padded_tensor(Tensor self, float padding, SymInt[]? output_size=None) -> Tensor", variants=())
+@op("to_padded_tensor(Tensor self, float padding, SymInt[]? output_size=None) -> Tensor",
+    variants=("method",))
 def to_padded_tensor(self, padding, output_size):
     """Each sequence padded with ``padding`` to the longest (per dimension), stacked; then padded
     to ``output_size`` when given (which may grow any dimension, never shrink one)."""
