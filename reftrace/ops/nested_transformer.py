@@ -39,7 +39,9 @@ def transformer_encoder_layer_nested(src, embed_dim, num_heads, qkv_weight, qkv_
     if buffer.size == 0:  # (every sequence empty: torch returns src's buffer, rewrapped)
         return wrap_buffer(buffer, sizes, src.dtype, src.device)
     _check_attention_args(src, embed_dim, num_heads, qkv_weight, qkv_bias, mask)
-    from .nn_norm import layer_norm  # (here: the op table registers nn_norm's family after this one)
+    # (imported here: importing nn_norm at the top would register its family before the ones
+    # sorted ahead of it, reordering the op table and the stubs generated from it)
+    from .nn_norm import layer_norm
     d = int(sizes[0, 1])
     src_rows = _fresh(buffer.reshape(-1, d), src.dtype, src.device)
 
