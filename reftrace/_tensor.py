@@ -105,6 +105,7 @@ class Tensor(_TensorMethods):
     _view_meta = None      # (base, node-maker) of a differentiable view, for in-place rebase
     _mbits = 0             # torch's math bits, conjugate | negative (reftrace/_math_bits.py)
     _view_fn = None        # a view's replay from its root base (reftrace/autograd/_view_func.py)
+    is_nested = False      # True for reftrace/_nested_tensor.py's NestedTensor only
 
     # the slots' types (annotations only: no class attribute shadows the slots)
     dtype: D.dtype

@@ -209,13 +209,6 @@ def test_encoder_nested_tensor_check_recorded_as_torch():
     compare(build, [(XB, KPM)])
 
 
-def test_nested_tensor_conversion_is_a_clear_error():
-    layer = reftrace.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
-    enc = reftrace.nn.TransformerEncoder(layer, 1).eval()
-    with reftrace.no_grad(), pytest.raises(NotImplementedError, match="enable_nested_tensor=False"):
-        enc(to_reftrace(XB), src_key_padding_mask=to_reftrace(KPM))
-
-
 def test_encoder_warns_as_torch_when_nested_tensor_cannot_be_used():
     for lib in (torch, reftrace):
         with pytest.warns(UserWarning, match="encoder_layer.norm_first was True"):

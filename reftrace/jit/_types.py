@@ -52,12 +52,17 @@ class TensorType(Type):
 
     @classmethod
     def of(cls, tensor):
-        """The complete type of a real tensor: what the tracer writes for each traced value."""
+        """The complete type of a real tensor: what the tracer writes for each traced value. A
+        nested tensor has no sizes or strides: its type has a dtype but no rank
+        (``FloatTensor(requires_grad=0, device=cpu)``)."""
+        if tensor.is_nested:
+            return cls(tensor.dtype, None, None, bool(tensor.requires_grad), tensor.device)
         return cls(tensor.dtype, tuple(tensor.shape_tuple), tuple(tensor.stride()),
                    bool(tensor.requires_grad), tensor.device)
 
     def __str__(self):
-        out = self.scalar_type.ir_name if self.scalar_type is not None else "Tensor"
+        out = "Tensor" if self.scalar_type is None else \
+            self.scalar_type.ir_name + ("Tensor" if self.sizes is None else "")  # (rank unknown)
         extras = []
         if self.sizes:  # known rank > 0
             dims = ", ".join(str(s) for s in self.sizes)

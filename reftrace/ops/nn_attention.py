@@ -287,7 +287,14 @@ def _transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bi
                                    ffn_weight_2, ffn_bias_2, mask, mask_type):
     """transformer.cpp transformer_encoder_layer_forward: attention (the MHA fast path, without
     weights) + residual, then the feed-forward block + residual, each with its layer norm before
-    (norm_first) or after."""
+    (norm_first) or after. A nested ``src`` (TransformerEncoder's packed batch) takes the
+    nested path of nested_transformer.py."""
+    if src.is_nested:
+        from .nested_transformer import transformer_encoder_layer_nested
+        return transformer_encoder_layer_nested(
+            src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu,
+            norm_first, eps, norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2, ffn_weight_1,
+            ffn_bias_1, ffn_weight_2, ffn_bias_2, mask, mask_type)
     from .activation import gelu, relu
     from .linalg import linear
     from .nn_norm import layer_norm

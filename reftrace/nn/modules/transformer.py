@@ -7,11 +7,12 @@ detected by comparing with ``triu(full(-inf), 1)`` when ``is_causal`` is None (a
 batched input, packed attention weights with bias, relu/gelu activation, equal norm eps, even head
 count, no hooks, and no gradient needed.
 
-Not supported: nested tensors. Where torch would convert the input to a NestedTensor
-(``TransformerEncoder`` with ``enable_nested_tensor=True`` -- its default --, in eval mode without
-grad, given a left-aligned ``src_key_padding_mask``), reftrace raises NotImplementedError and
-says to pass ``enable_nested_tensor=False`` (the dense computation gives the same values, padded
-positions aside).
+Nested tensors: where torch converts the input to a NestedTensor (``TransformerEncoder`` with
+``enable_nested_tensor=True`` -- its default --, in eval mode without grad, given a left-aligned
+``src_key_padding_mask``), so does reftrace: ``_nested_tensor_from_mask`` packs the real rows,
+each layer's ``_transformer_encoder_layer_fwd`` runs on the packed batch, ``to_padded_tensor``
+pads the result back with zeros (reftrace/_nested_tensor.py, ops/nested_ops.py,
+ops/nested_transformer.py).
 """
 import copy
 import warnings
@@ -159,6 +160,8 @@ class TransformerEncoder(Module):
         if getattr(self, "mask_check", True) and not _nested_tensor_from_mask_left_aligned(
                 src, src_key_padding_mask.logical_not()):
             return "mask_check enabled, and src and src_key_padding_mask was not left aligned"
+        if src.is_nested:
+            return "NestedTensor input is not supported"
         if mask is not None:
             return "src_key_padding_mask and mask were both supplied"
         sa = first_layer.self_attn
@@ -180,18 +183,22 @@ class TransformerEncoder(Module):
         mask = F._canonical_mask(mask=mask, mask_name="mask", other_type=None, other_name="",
                                  target_type=src.dtype, check_other=False)
         output = src
+        convert_to_nested = False
         first_layer = self.layers[0]
+        src_key_padding_mask_for_layers = src_key_padding_mask
         batch_first = first_layer.self_attn.batch_first
         if not self._why_not_nested(src, mask, src_key_padding_mask, first_layer):
-            raise NotImplementedError(
-                "reftrace has no nested tensors: here torch's TransformerEncoder would convert the "
-                "input to a NestedTensor (enable_nested_tensor=True, eval mode, no grad, a "
-                "src_key_padding_mask). Build the encoder with enable_nested_tensor=False.")
+            convert_to_nested = True
+            output = get_packet("_nested_tensor_from_mask")(
+                output, src_key_padding_mask.logical_not(), mask_check=False)
+            src_key_padding_mask_for_layers = None
         seq_len = _get_seq_len(src, batch_first)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal,
-                         src_key_padding_mask=src_key_padding_mask)
+                         src_key_padding_mask=src_key_padding_mask_for_layers)
+        if convert_to_nested:
+            output = output.to_padded_tensor(0.0, src.size())
         if self.norm is not None:
             output = self.norm(output)
         return output
@@ -267,6 +274,9 @@ class TransformerEncoderLayer(Module):
             return "activation_relu_or_gelu was not True"
         if self.norm1.eps != self.norm2.eps:
             return "norm1.eps is not equal to norm2.eps"
+        if src.is_nested and (src_key_padding_mask is not None or src_mask is not None):
+            return ("neither src_key_padding_mask nor src_mask are not supported with NestedTensor "
+                    "input")
         if self.self_attn.num_heads % 2 == 1:
             return "num_head is odd"
         if any(len(getattr(m, "_forward_hooks", {})) + len(getattr(m, "_forward_pre_hooks", {}))
@@ -292,7 +302,12 @@ class TransformerEncoderLayer(Module):
             other_type=F._none_or_dtype(src_mask), other_name="src_mask", target_type=src.dtype)
         src_mask = F._canonical_mask(mask=src_mask, mask_name="src_mask", other_type=None,
                                      other_name="", target_type=src.dtype, check_other=False)
-        if not self._why_not_fast_path(src, src_mask, src_key_padding_mask):
+        why_not = self._why_not_fast_path(src, src_mask, src_key_padding_mask)
+        if why_not and src.is_nested:  # (torch would run the layers below on the nested tensor)
+            raise NotImplementedError(
+                "reftrace runs a nested tensor (TransformerEncoder's packed batch) only through "
+                f"the encoder layer's fast path, which this layer does not take: {why_not}")
+        if not why_not:
             merged_mask, mask_type = self.self_attn.merge_masks(src_mask, src_key_padding_mask, src)
             sa = self.self_attn
             return get_packet("_transformer_encoder_layer_fwd")(
