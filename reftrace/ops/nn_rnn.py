@@ -29,6 +29,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh, _view_of
 from ._registry import composite, derivatives, get_packet, op
+from .arithmetic import run_quiet
 from .nn_misc import _dropout
 from .nn_rnn_onednn import mkldnn_lstm, uses_onednn
 
@@ -43,60 +44,121 @@ _MODES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 _WIDER = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}
 
 
-def _sigmoid_(y):
-    """1 / (1 + exp(-y)) in place on a (wide) array of the step's own."""
-    np.negative(y, out=y)
-    np.exp(y, out=y)
-    y += 1
-    return np.divide(1, y, out=y)
+def _sigmoid_into(w, out, wide):
+    """1 / (1 + exp(-w)) of the wide array w (overwritten), rounded into out."""
+    np.negative(w, out=w)
+    np.exp(w, out=w)
+    np.add(w, 1, out=w)
+    np.divide(1, w, out=out, dtype=wide)
 
 
-def _step(mode, gates_x, h, c, w_hh, b_hh, w_hr):
-    """One time step of one direction: gates_x is the precomputed input projection (with b_ih).
-    Few NumPy calls per step (in place where the arithmetic allows): this loop is the op's cost.
-    sigmoid and tanh are computed in the wide type and rounded (see _WIDER); the products and
-    sums in the tensor's own type, each rounded as the decomposition's ops round it."""
-    dt = h.dtype
+def _step_kernel(mode, lead, n, dt, w_hh_t, b_hh, w_hr_t):
+    """One time step of ``mode`` over a batch of shape ``lead`` ((B,), or (2, B): both directions
+    of a layer at once, with stacked weights), its work arrays allocated once: ``step(h, c, gx,
+    h_out, c_out)`` writes the next hidden (and LSTM cell) state into h_out (c_out); gx is the
+    step's precomputed input projection (with b_ih). The arithmetic is RNN.cpp's cells in torch's
+    order (LSTM gates i, f, g, o; GRU gates r, z, n), each product and sum rounded in the
+    tensor's type dt; sigmoid and tanh run in the wide type (_WIDER), their results rounded to dt
+    by the ufunc's output cast (``dtype=`` picks the loop, ``out=`` the rounding). The step is
+    few NumPy calls into preallocated arrays: this loop is the op's cost."""
     wide = _WIDER.get(dt, dt)
-    g = h @ w_hh.T
-    if b_hh is not None:
-        g += b_hh
-    if mode == "gru":
-        n = h.shape[1]
-        rz = _sigmoid_((g[:, :2 * n] + gates_x[:, :2 * n]).astype(wide)).astype(dt, copy=False)
-        new = g[:, 2 * n:] * rz[:, :n]
-        new += gates_x[:, 2 * n:]
-        new = np.tanh(new.astype(wide)).astype(dt, copy=False)
-        hy = h - new
-        hy *= rz[:, n:]
-        hy += new
-        return hy, None
-    g += gates_x
+
+    def buf(k, t=dt):
+        return np.empty(lead + (k,), t)
+    g = buf(_MODES[mode] * n)
     if mode == "lstm":
-        n = c.shape[1]
-        w = g.astype(wide)  # a copy in any case: sigmoid runs in place on it
-        tanh_g = np.tanh(w[:, 2 * n:3 * n]).astype(dt, copy=False)
-        sig = _sigmoid_(w).astype(dt, copy=False)  # i, f and o (the g gate's lanes are not used)
-        cy = sig[:, n:2 * n] * c
-        cy += sig[:, :n] * tanh_g
-        hy = sig[:, 3 * n:] * np.tanh(cy.astype(wide)).astype(dt, copy=False)
-        if w_hr is not None:
-            hy = hy @ w_hr.T
-        return hy, cy
-    if mode == "rnn_tanh":
-        return np.tanh(g.astype(wide)).astype(dt, copy=False), None
-    return np.maximum(g, 0), None
+        w, sig, tanh_g, i_g, tanh_c = buf(4 * n, wide), buf(4 * n), buf(n), buf(n), buf(n)
+        w_g, s_i, s_f, s_o = w[..., 2 * n:3 * n], sig[..., :n], sig[..., n:2 * n], sig[..., 3 * n:]
+        h_pre = buf(n) if w_hr_t is not None else None
+
+        def step(h, c, gx, h_out, c_out):
+            np.matmul(h, w_hh_t, out=g)
+            if b_hh is not None:
+                np.add(g, b_hh, out=g)
+            np.add(g, gx, out=w, dtype=dt)  # the gates, rounded in dt, then widened
+            np.tanh(w_g, out=tanh_g, dtype=wide)
+            _sigmoid_into(w, sig, wide)  # i, f and o (the g gate's lanes are not used)
+            np.multiply(s_f, c, out=c_out)
+            np.multiply(s_i, tanh_g, out=i_g)
+            np.add(c_out, i_g, out=c_out)
+            np.tanh(c_out, out=tanh_c, dtype=wide)
+            if h_pre is None:
+                np.multiply(s_o, tanh_c, out=h_out)
+            else:
+                np.multiply(s_o, tanh_c, out=h_pre)
+                np.matmul(h_pre, w_hr_t, out=h_out)
+        return step
+    if mode == "gru":
+        w, rz, pre, new = buf(2 * n, wide), buf(2 * n), buf(n), buf(n)
+        g_rz, g_n, r, z = g[..., :2 * n], g[..., 2 * n:], rz[..., :n], rz[..., n:]
+
+        def step(h, c, gx, h_out, c_out):
+            np.matmul(h, w_hh_t, out=g)
+            if b_hh is not None:
+                np.add(g, b_hh, out=g)
+            np.add(g_rz, gx[..., :2 * n], out=w, dtype=dt)
+            _sigmoid_into(w, rz, wide)
+            np.multiply(g_n, r, out=pre)
+            np.add(pre, gx[..., 2 * n:], out=pre)
+            np.tanh(pre, out=new, dtype=wide)
+            np.subtract(h, new, out=h_out)  # h' = (h - n) * z + n
+            np.multiply(h_out, z, out=h_out)
+            np.add(h_out, new, out=h_out)
+        return step
+    tanh = mode == "rnn_tanh"
+
+    def step(h, c, gx, h_out, c_out):
+        np.matmul(h, w_hh_t, out=g)
+        if b_hh is not None:
+            np.add(g, b_hh, out=g)
+        np.add(g, gx, out=g)
+        if tanh:
+            np.tanh(g, out=h_out, dtype=wide)
+        else:
+            np.maximum(g, 0, out=h_out)
+    return step
+
+
+def _projection(x, w_ih, b_ih):
+    """pre_compute_input: the input projection of every step at once (one GEMM), with b_ih."""
+    gx = x @ w_ih.T
+    if b_ih is not None:
+        gx += b_ih
+    return gx
+
+
+def _sizes_of(mode, params):
+    """(hidden size, output size) of one layer and direction: w_hh is (gates * H, P)."""
+    w_hh, w_hr = params[1], params[4]
+    n = w_hh.shape[0] // _MODES[mode]
+    return n, (w_hr.shape[0] if w_hr is not None else n)
 
 
 def _layer(mode, x, sizes, h0, c0, params, reverse):
     """One direction of one layer over a packed sequence: x is (sum(sizes), in), sizes the batch
-    size of each step (all equal for a dense input). Returns (output rows, h_n, c_n)."""
+    size of each step (all equal for a dense input). Returns (output rows, h_n, c_n). Each step
+    writes its hidden state straight into its output rows (the next step's h)."""
     w_ih, w_hh, b_ih, b_hh, w_hr = params
-    gx = x @ w_ih.T
-    if b_ih is not None:
-        gx = gx + b_ih
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    outs = [None] * len(sizes)
+    gx = _projection(x, w_ih, b_ih)
+    dt = h0.dtype
+    n, p = _sizes_of(mode, params)
+    w_hh_t, w_hr_t = w_hh.T, (w_hr.T if w_hr is not None else None)
+    out = np.empty((gx.shape[0], p), dt)
+    cs = np.empty((len(sizes), max(sizes), n), dt) if c0 is not None else None  # each step's c
+    cells = {}  # batch size -> its step (a packed input narrows)
+    starts = [0] * len(sizes)
+    for t in range(1, len(sizes)):
+        starts[t] = starts[t - 1] + sizes[t - 1]
+
+    def run(t, h, c):
+        bs, at = sizes[t], starts[t]
+        cell = cells.get(bs)
+        if cell is None:
+            cell = cells[bs] = _step_kernel(mode, (bs,), n, dt, w_hh_t, b_hh, w_hr_t)
+        h_out, c_out = out[at:at + bs], (cs[t, :bs] if cs is not None else None)
+        cell(h, c, gx[at:at + bs], h_out, c_out)
+        return h_out, c_out
+
     if not reverse:
         h, c = h0, c0
         done_h, done_c = [], []
@@ -109,8 +171,7 @@ def _layer(mode, x, sizes, h0, c0, params, reverse):
                     done_c.append(c[bs:last])
                     c = c[:bs]
             last = bs
-            h, c = _step(mode, gx[offsets[t]:offsets[t + 1]], h, c, w_hh, b_hh, w_hr)
-            outs[t] = h
+            h, c = run(t, h, c)
         h_n = np.concatenate([h] + done_h[::-1], 0) if done_h else h
         c_n = (np.concatenate([c] + done_c[::-1], 0) if done_c else c) if c is not None else None
     else:
@@ -124,10 +185,45 @@ def _layer(mode, x, sizes, h0, c0, params, reverse):
                 if c is not None:
                     c = np.concatenate([c, c0[last:bs]], 0)
             last = bs
-            h, c = _step(mode, gx[offsets[t]:offsets[t + 1]], h, c, w_hh, b_hh, w_hr)
-            outs[t] = h
+            h, c = run(t, h, c)
         h_n, c_n = h, c
-    return np.concatenate(outs, 0), h_n, c_n
+    return out, h_n, c_n
+
+
+def _stackable(pair):
+    """Both directions' recurrent weights C-contiguous: stacked, each keeps its memory layout, so
+    the batched GEMM runs the same BLAS call per direction as two separate ones."""
+    return all(w is None or w.flags.c_contiguous for p in pair for w in (p[1], p[4]))
+
+
+def _both_directions(mode, x, steps, batch, h0, c0, pair):
+    """Both directions of one layer over a dense input, run together: step s is the forward
+    direction's time s and the reverse direction's time steps - 1 - s, on (2, B, ...) arrays
+    (half the NumPy calls of two single-direction loops, the same arithmetic per direction).
+    h0, c0: the layer's (2, B, ...) initial states. Returns (output rows, h_n, c_n), each
+    direction's output in its half of the features, as _layer's two outputs concatenated."""
+    (fwd, rev), dt = pair, h0.dtype
+    n, p = _sizes_of(mode, fwd)
+    gx_f = _projection(x, fwd[0], fwd[2]).reshape(steps, batch, -1)
+    gx_r = _projection(x, rev[0], rev[2]).reshape(steps, batch, -1)
+    gx = np.empty((steps, 2, batch, gx_f.shape[-1]), dt)
+    gx[:, 0] = gx_f
+    gx[:, 1] = gx_r[::-1]
+    w_hh_t = np.stack([fwd[1], rev[1]]).transpose(0, 2, 1)
+    b_hh = np.stack([fwd[3], rev[3]])[:, None] if fwd[3] is not None else None
+    w_hr_t = np.stack([fwd[4], rev[4]]).transpose(0, 2, 1) if fwd[4] is not None else None
+    cell = _step_kernel(mode, (2, batch), n, dt, w_hh_t, b_hh, w_hr_t)
+    hs = np.empty((steps, 2, batch, p), dt)
+    cs = np.empty((steps, 2, batch, n), dt) if c0 is not None else None
+    h, c = h0, c0
+    for s in range(steps):
+        h_out, c_out = hs[s], (cs[s] if cs is not None else None)
+        cell(h, c, gx[s], h_out, c_out)
+        h, c = h_out, c_out
+    out = np.empty((steps, batch, 2 * p), dt)
+    out[..., :p] = hs[:, 0]
+    out[..., p:] = hs[::-1, 1]
+    return out.reshape(steps * batch, 2 * p), h, c
 
 
 def _group_params(params, has_biases, groups):
@@ -150,6 +246,14 @@ def _check_params(name, params, has_biases, num_layers, num_directions):
         raise RuntimeError(f"{name}: got an incorrect number of RNN parameters")
 
 
+def _dropout_between(layer_out, like, layer, num_layers, dropout, train):
+    if dropout != 0 and train and layer < num_layers - 1:
+        # at::dropout(layer_output, p, /*train=*/true), drawn from the global generator
+        return _dropout(_fresh(layer_out, like.dtype, like.device), dropout, True, False,
+                        False)._array
+    return layer_out
+
+
 def _run(name, like, x, sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
     """The layer stack over packed rows x (sum(sizes), input_size); hx: (L*D, B, H) arrays; like:
     the input tensor (dtype and device of the dropout between layers)."""
@@ -159,7 +263,17 @@ def _run(name, like, x, sizes, hx, params, has_biases, num_layers, dropout, trai
     h0, c0 = hx
     hs, cs = [], []
     layer_in = x
+    together = directions == 2 and sizes.count(sizes[0]) == len(sizes)  # dense (or unpadded)
     for layer in range(num_layers):
+        k = layer * directions
+        if together and _stackable(groups[k:k + 2]):
+            layer_in, h_n, c_n = _both_directions(name, layer_in, len(sizes), sizes[0],
+                                                  h0[k:k + 2], None if c0 is None else c0[k:k + 2],
+                                                  groups[k:k + 2])
+            hs += [h_n[0], h_n[1]]
+            cs += [None, None] if c_n is None else [c_n[0], c_n[1]]
+            layer_in = _dropout_between(layer_in, like, layer, num_layers, dropout, train)
+            continue
         outs = []
         for d in range(directions):
             k = layer * directions + d
@@ -169,10 +283,7 @@ def _run(name, like, x, sizes, hx, params, has_biases, num_layers, dropout, trai
             hs.append(h_n)
             cs.append(c_n)
         layer_in = outs[0] if directions == 1 else np.concatenate(outs, -1)
-        if dropout != 0 and train and layer < num_layers - 1:
-            # at::dropout(layer_output, p, /*train=*/true), drawn from the global generator
-            layer_in = _dropout(_fresh(layer_in, like.dtype, like.device), dropout, True, False,
-                                False)._array
+        layer_in = _dropout_between(layer_in, like, layer, num_layers, dropout, train)
     return layer_in, np.stack(hs, 0), (np.stack(cs, 0) if c0 is not None else None)
 
 
@@ -199,8 +310,8 @@ def _dense(name, input, hx_list, params, has_biases, num_layers, dropout, train,
     x = np.ascontiguousarray(a).reshape(steps * batch, a.shape[2])
     h0 = hx_list[0]._array
     c0 = hx_list[1]._array if len(hx_list) > 1 else None
-    out, h_n, c_n = _run(name, input, x, [batch] * steps, (h0, c0), params, has_biases, num_layers,
-                         dropout, train, bidirectional)
+    out, h_n, c_n = run_quiet(_run, name, input, x, [batch] * steps, (h0, c0), params, has_biases,
+                              num_layers, dropout, train, bidirectional)
     out = out.reshape(steps, batch, out.shape[-1]).astype(input.dtype.np, copy=False)
     output = _fresh(out, input.dtype, input.device)
     if batch_first:  # torch returns output.transpose(0, 1): a view, strides (H, B*H, 1)
@@ -227,8 +338,8 @@ def _packed(name, data, batch_sizes, hx_list, params, has_biases, num_layers, dr
     sizes = _packed_sizes(batch_sizes)
     h0 = hx_list[0]._array
     c0 = hx_list[1]._array if len(hx_list) > 1 else None
-    out, h_n, c_n = _run(name, data, data._array, sizes, (h0, c0), params, has_biases, num_layers,
-                         dropout, train, bidirectional)
+    out, h_n, c_n = run_quiet(_run, name, data, data._array, sizes, (h0, c0), params, has_biases,
+                              num_layers, dropout, train, bidirectional)
     results = [_fresh(out.astype(data.dtype.np, copy=False), data.dtype, data.device),
                _fresh(h_n.astype(data.dtype.np, copy=False), data.dtype, data.device)]
     if c_n is not None:
@@ -482,7 +593,17 @@ def rnn_decomposition(name, input, sizes, hx, params, has_biases, num_layers, dr
     else:
         hiddens = list(hx.unbind(0))
     layer_input, finals = input, []
+    together = directions == 2 and sizes.count(sizes[0]) == len(sizes)  # dense (or unpadded)
     for layer in range(num_layers):
+        k = layer * directions
+        if together and _stackable(groups[k:k + 2]):
+            layer_in, h_n, c_n = _both_directions(name, layer_in, len(sizes), sizes[0],
+                                                  h0[k:k + 2], None if c0 is None else c0[k:k + 2],
+                                                  groups[k:k + 2])
+            hs += [h_n[0], h_n[1]]
+            cs += [None, None] if c_n is None else [c_n[0], c_n[1]]
+            layer_in = _dropout_between(layer_in, like, layer, num_layers, dropout, train)
+            continue
         outs = []
         for d in range(directions):
             k = layer * directions + d

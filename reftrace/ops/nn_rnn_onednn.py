@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh
 from ._registry import derivatives, op
+from .arithmetic import run_quiet
 
 _LSTM_MODE = 2  # ideep::rnn_kind::LSTM
 
@@ -30,8 +31,9 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
     a = input._array
     steps, batch = a.shape[0], a.shape[1]
     params = (weight0._array, weight1._array, weight2._array, weight3._array, None)
-    out, h_n, c_n = _layer("lstm", np.ascontiguousarray(a).reshape(steps * batch, a.shape[2]),
-                           [batch] * steps, hx_._array, cx_._array, params, reverse)
+    out, h_n, c_n = run_quiet(_layer, "lstm",
+                              np.ascontiguousarray(a).reshape(steps * batch, a.shape[2]),
+                              [batch] * steps, hx_._array, cx_._array, params, reverse)
     dt, dev = input.dtype, input.device
     return (_fresh(out.reshape(steps, batch, -1).astype(dt.np, copy=False), dt, dev),
             _fresh(h_n.astype(dt.np, copy=False), dt, dev),
