@@ -44,79 +44,103 @@ _MODES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 _WIDER = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}
 
 
-def _sigmoid_into(w, out, wide):
-    """1 / (1 + exp(-w)) of the wide array w (overwritten), rounded into out."""
+def _sigmoid_into(w, out, wide, one):
+    """1 / (1 + exp(-w)) of the wide array w (overwritten), rounded into out; ``one`` is 1 as a
+    scalar of the wide type (the loop the int 1 picks, without converting it on every call)."""
     np.negative(w, out=w)
     np.exp(w, out=w)
-    np.add(w, 1, out=w)
-    np.divide(1, w, out=out, dtype=wide)
+    np.add(w, one, out=w)
+    np.divide(one, w, out=out, dtype=wide)
+
+
+def _gate_major(lead, k, n, dt):
+    """(gates, as_out): k gates of n lanes stored gate-major, ``gates[j]`` one contiguous
+    (*lead, n) array, and the view of the same memory shaped (*lead, k, n) as the gate columns of
+    a (*lead, k * n) result fall: a ufunc writing it spreads the columns into the gates."""
+    gates = np.empty((k,) + lead + (n,), dt)
+    return gates, gates.transpose(tuple(range(1, len(lead) + 1)) + (0, len(lead) + 1))
 
 
 def _step_kernel(mode, lead, n, dt, w_hh_t, b_hh, w_hr_t):
     """One time step of ``mode`` over a batch of shape ``lead`` ((B,), or (2, B): both directions
-    of a layer at once, with stacked weights), its work arrays allocated once: ``step(h, c, gx,
-    h_out, c_out)`` writes the next hidden (and LSTM cell) state into h_out (c_out); gx is the
-    step's precomputed input projection (with b_ih). The arithmetic is RNN.cpp's cells in torch's
-    order (LSTM gates i, f, g, o; GRU gates r, z, n), each product and sum rounded in the
-    tensor's type dt; sigmoid and tanh run in the wide type (_WIDER), their results rounded to dt
-    by the ufunc's output cast (``dtype=`` picks the loop, ``out=`` the rounding). The step is
-    few NumPy calls into preallocated arrays: this loop is the op's cost."""
-    wide = _WIDER.get(dt, dt)
+    of a layer at once, with stacked weights), its work arrays allocated once. Returns ``(step,
+    state)``: ``step(h, c, gx, h_out)`` writes the next hidden state into h_out; gx is the step's
+    precomputed input projection (with b_ih). An LSTM's cell state lives in ``state`` (the
+    kernel's own array: c is copied in unless it is ``state``), else state is None.
+
+    The arithmetic is RNN.cpp's cells in torch's order (LSTM gates i, f, g, o; GRU gates r, z, n),
+    each product and sum rounded in the tensor's type dt; sigmoid and tanh run in the wide type
+    (_WIDER), rounded to dt by the ufunc's output cast (``dtype=`` picks the loop, ``out=`` the
+    rounding). The gates' sigmoids are written gate-major (_gate_major), so the products that
+    follow run on contiguous arrays. The step is few NumPy calls: this loop is the op's cost."""
+    wide = np.dtype(_WIDER.get(dt, dt))
+    one = wide.type(1)
 
     def buf(k, t=dt):
         return np.empty(lead + (k,), t)
     g = buf(_MODES[mode] * n)
+    b = None
+    if b_hh is not None:  # b_hh for every row: the step's add runs on contiguous arrays
+        b = np.empty_like(g)
+        b[...] = b_hh
     if mode == "lstm":
-        w, sig, tanh_g, i_g, tanh_c = buf(4 * n, wide), buf(4 * n), buf(n), buf(n), buf(n)
-        w_g, s_i, s_f, s_o = w[..., 2 * n:3 * n], sig[..., :n], sig[..., n:2 * n], sig[..., 3 * n:]
+        w = buf(4 * n, wide)
+        w_g, w_gates = w[..., 2 * n:3 * n], w.reshape(lead + (4, n))
+        sig, sig_out = _gate_major(lead, 4, n, dt)  # i, f, g (unused), o
+        pair = np.empty((2,) + lead + (n,), dt)  # tanh(g) and c: times i and f in one call
+        tanh_g, state = pair[0], pair[1]
+        prod, tanh_c = np.empty_like(pair), buf(n)
         h_pre = buf(n) if w_hr_t is not None else None
 
-        def step(h, c, gx, h_out, c_out):
+        def step(h, c, gx, h_out):
             np.matmul(h, w_hh_t, out=g)
-            if b_hh is not None:
-                np.add(g, b_hh, out=g)
+            if b is not None:
+                np.add(g, b, out=g)
             np.add(g, gx, out=w, dtype=dt)  # the gates, rounded in dt, then widened
             np.tanh(w_g, out=tanh_g, dtype=wide)
-            _sigmoid_into(w, sig, wide)  # i, f and o (the g gate's lanes are not used)
-            np.multiply(s_f, c, out=c_out)
-            np.multiply(s_i, tanh_g, out=i_g)
-            np.add(c_out, i_g, out=c_out)
-            np.tanh(c_out, out=tanh_c, dtype=wide)
+            _sigmoid_into(w_gates, sig_out, wide, one)
+            if c is not state:
+                np.copyto(state, c)
+            np.multiply(sig[:2], pair, out=prod)  # i * tanh(g), f * c
+            np.add(prod[1], prod[0], out=state)  # c' = f * c + i * tanh(g)
+            np.tanh(state, out=tanh_c, dtype=wide)
             if h_pre is None:
-                np.multiply(s_o, tanh_c, out=h_out)
+                np.multiply(sig[3], tanh_c, out=h_out)
             else:
-                np.multiply(s_o, tanh_c, out=h_pre)
+                np.multiply(sig[3], tanh_c, out=h_pre)
                 np.matmul(h_pre, w_hr_t, out=h_out)
-        return step
+        return step, state
     if mode == "gru":
-        w, rz, pre, new = buf(2 * n, wide), buf(2 * n), buf(n), buf(n)
-        g_rz, g_n, r, z = g[..., :2 * n], g[..., 2 * n:], rz[..., :n], rz[..., n:]
+        w = buf(2 * n, wide)
+        w_gates, g_rz, g_n = w.reshape(lead + (2, n)), g[..., :2 * n], g[..., 2 * n:]
+        (r, z), rz_out = _gate_major(lead, 2, n, dt)
+        pre, new = buf(n), buf(n)
 
-        def step(h, c, gx, h_out, c_out):
+        def step(h, c, gx, h_out):
             np.matmul(h, w_hh_t, out=g)
-            if b_hh is not None:
-                np.add(g, b_hh, out=g)
+            if b is not None:
+                np.add(g, b, out=g)
             np.add(g_rz, gx[..., :2 * n], out=w, dtype=dt)
-            _sigmoid_into(w, rz, wide)
+            _sigmoid_into(w_gates, rz_out, wide, one)
             np.multiply(g_n, r, out=pre)
             np.add(pre, gx[..., 2 * n:], out=pre)
             np.tanh(pre, out=new, dtype=wide)
             np.subtract(h, new, out=h_out)  # h' = (h - n) * z + n
             np.multiply(h_out, z, out=h_out)
             np.add(h_out, new, out=h_out)
-        return step
+        return step, None
     tanh = mode == "rnn_tanh"
 
-    def step(h, c, gx, h_out, c_out):
+    def step(h, c, gx, h_out):
         np.matmul(h, w_hh_t, out=g)
-        if b_hh is not None:
-            np.add(g, b_hh, out=g)
+        if b is not None:
+            np.add(g, b, out=g)
         np.add(g, gx, out=g)
         if tanh:
             np.tanh(g, out=h_out, dtype=wide)
         else:
             np.maximum(g, 0, out=h_out)
-    return step
+    return step, None
 
 
 def _projection(x, w_ih, b_ih):
@@ -144,20 +168,19 @@ def _layer(mode, x, sizes, h0, c0, params, reverse):
     n, p = _sizes_of(mode, params)
     w_hh_t, w_hr_t = w_hh.T, (w_hr.T if w_hr is not None else None)
     out = np.empty((gx.shape[0], p), dt)
-    cs = np.empty((len(sizes), max(sizes), n), dt) if c0 is not None else None  # each step's c
-    cells = {}  # batch size -> its step (a packed input narrows)
+    kernels = {}  # batch size -> (step, state) (a packed input's batch narrows)
     starts = [0] * len(sizes)
     for t in range(1, len(sizes)):
         starts[t] = starts[t - 1] + sizes[t - 1]
 
     def run(t, h, c):
         bs, at = sizes[t], starts[t]
-        cell = cells.get(bs)
-        if cell is None:
-            cell = cells[bs] = _step_kernel(mode, (bs,), n, dt, w_hh_t, b_hh, w_hr_t)
-        h_out, c_out = out[at:at + bs], (cs[t, :bs] if cs is not None else None)
-        cell(h, c, gx[at:at + bs], h_out, c_out)
-        return h_out, c_out
+        kernel = kernels.get(bs)
+        if kernel is None:
+            kernel = kernels[bs] = _step_kernel(mode, (bs,), n, dt, w_hh_t, b_hh, w_hr_t)
+        h_out = out[at:at + bs]
+        kernel[0](h, c, gx[at:at + bs], h_out)
+        return h_out, kernel[1]
 
     if not reverse:
         h, c = h0, c0
@@ -168,7 +191,7 @@ def _layer(mode, x, sizes, h0, c0, params, reverse):
                 done_h.append(h[bs:last])
                 h = h[:bs]
                 if c is not None:
-                    done_c.append(c[bs:last])
+                    done_c.append(c[bs:last].copy())
                     c = c[:bs]
             last = bs
             h, c = run(t, h, c)
@@ -209,21 +232,19 @@ def _both_directions(mode, x, steps, batch, h0, c0, pair):
     gx = np.empty((steps, 2, batch, gx_f.shape[-1]), dt)
     gx[:, 0] = gx_f
     gx[:, 1] = gx_r[::-1]
-    w_hh_t = np.stack([fwd[1], rev[1]]).transpose(0, 2, 1)
-    b_hh = np.stack([fwd[3], rev[3]])[:, None] if fwd[3] is not None else None
-    w_hr_t = np.stack([fwd[4], rev[4]]).transpose(0, 2, 1) if fwd[4] is not None else None
-    cell = _step_kernel(mode, (2, batch), n, dt, w_hh_t, b_hh, w_hr_t)
+    w_hh_t = np.array((fwd[1], rev[1])).transpose(0, 2, 1)
+    b_hh = np.array((fwd[3], rev[3]))[:, None] if fwd[3] is not None else None
+    w_hr_t = np.array((fwd[4], rev[4])).transpose(0, 2, 1) if fwd[4] is not None else None
+    step, state = _step_kernel(mode, (2, batch), n, dt, w_hh_t, b_hh, w_hr_t)
     hs = np.empty((steps, 2, batch, p), dt)
-    cs = np.empty((steps, 2, batch, n), dt) if c0 is not None else None
-    h, c = h0, c0
+    h = h0
     for s in range(steps):
-        h_out, c_out = hs[s], (cs[s] if cs is not None else None)
-        cell(h, c, gx[s], h_out, c_out)
-        h, c = h_out, c_out
+        step(h, c0 if s == 0 else state, gx[s], hs[s])
+        h = hs[s]
     out = np.empty((steps, batch, 2 * p), dt)
     out[..., :p] = hs[:, 0]
     out[..., p:] = hs[::-1, 1]
-    return out.reshape(steps * batch, 2 * p), h, c
+    return out.reshape(steps * batch, 2 * p), h, state
 
 
 def _group_params(params, has_biases, groups):
