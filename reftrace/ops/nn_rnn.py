@@ -614,17 +614,7 @@ def rnn_decomposition(name, input, sizes, hx, params, has_biases, num_layers, dr
     else:
         hiddens = list(hx.unbind(0))
     layer_input, finals = input, []
-    together = directions == 2 and sizes.count(sizes[0]) == len(sizes)  # dense (or unpadded)
     for layer in range(num_layers):
-        k = layer * directions
-        if together and _stackable(groups[k:k + 2]):
-            layer_in, h_n, c_n = _both_directions(name, layer_in, len(sizes), sizes[0],
-                                                  h0[k:k + 2], None if c0 is None else c0[k:k + 2],
-                                                  groups[k:k + 2])
-            hs += [h_n[0], h_n[1]]
-            cs += [None, None] if c_n is None else [c_n[0], c_n[1]]
-            layer_in = _dropout_between(layer_in, like, layer, num_layers, dropout, train)
-            continue
         outs = []
         for d in range(directions):
             k = layer * directions + d
