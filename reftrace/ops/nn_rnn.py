@@ -27,6 +27,7 @@ float32 LSTM without projections goes to oneDNN's layer op instead, as in torch
 import numpy as np
 
 from .. import _dtype as D
+from ..autograd import _deferred
 from .._tensor import _fresh, _view_of
 from ._registry import composite, derivatives, get_packet, op
 from .arithmetic import run_quiet
@@ -648,6 +649,17 @@ def _register_composites(name, dense, packed):
             raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
         if input.shape[1 if batch_first else 0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        args = (input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                batch_first)
+        if _deferred.allowed() and not batch_first and not (dropout != 0 and train):
+            # in a trace, the graph is recorded when read (autograd/_deferred.py); the outputs
+            # stay plain results (batch_first's would be a view / transposed in place)
+            return _deferred.defer(dense.kernel, lambda: decompose(*args), args,
+                                   [input] + list(hx_list) + list(params))
+        return decompose(*args)
+
+    def decompose(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                  batch_first):
         per = len(params) // (num_layers * (2 if bidirectional else 1))
         if name == "lstm" and uses_onednn(input, params, per):
             return mkldnn_lstm(input, hx, params, has_biases, num_layers, dropout, train,
