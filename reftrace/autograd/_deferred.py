@@ -69,11 +69,14 @@ class _Pending:
         reals = [r._grad_fn for r in results]
         if len(set(map(id, reals))) != len(reals):
             raise AssertionError("reftrace: deferred outputs share a node")
-        _renumber(reals, first, last, self.seq)
-        for ref, node_ref, real in zip(self.outputs, self.nodes, results):
-            node = node_ref()
+        made = _renumber(reals, first, last, self.seq)
+        nodes = [ref() for ref in self.nodes]
+        swap = {id(real): node for real, node in zip(reals, nodes) if node is not None}
+        for n in made:  # (an output's node may be an edge of another: mkldnn_rnn_layer's hy)
+            _redirect(n, swap)
+        for node, real_node, real, output in zip(nodes, reals, results, self.outputs):
             if node is not None:
-                _become(node, real._grad_fn, ref(), real)
+                _become(node, real_node, output(), real)
 
 
 # what an in-place op, a .data or requires_grad_ change may alter in a tensor
@@ -109,14 +112,34 @@ def _renumber(roots, first, last, seq):
     """The nodes the decomposition made (sequence numbers first..last) renumbered into
     (seq - 1, seq): after every node recorded before the call, before every node after it."""
     scale = 1.0 / (last - first + 1)
-    seen, stack = set(), [n for n in roots if n is not None]
+    seen, made, stack = set(), [], [n for n in roots if n is not None]
     while stack:
         n = stack.pop()
         if id(n) in seen or not (first <= n._seq < last):
             continue
         seen.add(id(n))
+        made.append(n)
         n._seq = seq - 1 + (n._seq - first + 1) * scale
         stack.extend(e[0] for e in n._next if e[0] is not None)
+    return made
+
+
+def _saved_variables(n):
+    for v in ((n._saved or {}).values() if isinstance(n, FormulaNode) else ()):
+        for s in (v if type(v) is list else [v]):
+            if type(s) is SavedVariable:
+                yield s
+
+
+def _redirect(n, swap):
+    """Edges, saving nodes and saved tensors' grad_fn of node ``n`` that name a node the
+    decomposition gave an output: the Deferred node standing for it instead."""
+    n._next = tuple((swap.get(id(m), m), nr) for m, nr in n._next)
+    for s in _saved_variables(n):
+        if id(s.saving_node) in swap:
+            s.saving_node = swap[id(s.saving_node)]
+        if s.tensor is not None and id(s.tensor._grad_fn) in swap:
+            s.tensor._grad_fn = swap[id(s.tensor._grad_fn)]
 
 
 def _slots(cls):
@@ -127,8 +150,8 @@ def _slots(cls):
 
 
 def _become(node, real_node, output, real_output):
-    """Turn the Deferred ``node`` into ``real_node`` (its state and class); its saved copies of
-    its own output now name ``node`` and the output the caller holds."""
+    """Turn the Deferred ``node`` into ``real_node`` (its state and class, _redirect'ed); its
+    saved copy of its own output is the output the caller holds."""
     for name in _slots(type(real_node)):
         try:
             value = object.__getattribute__(real_node, name)
@@ -136,15 +159,10 @@ def _become(node, real_node, output, real_output):
             continue
         object.__setattr__(node, name, value)
     object.__setattr__(node, "__class__", type(real_node))
-    saved = node._saved if isinstance(node, FormulaNode) else None
-    for v in (saved or {}).values():
-        for s in (v if type(v) is list else [v]):
-            if type(s) is SavedVariable and s.saving_node is real_node:
-                s.saving_node = node
-                if output is not None:
-                    s.tensor = output
-    if output is not None and (output._output_nr != real_output._output_nr
-                               or output._vc[0] != real_output._vc[0]):
+    for s in _saved_variables(node):
+        if output is not None and s.tensor is real_output:
+            s.tensor = output
+    if real_output._output_nr != 0 or real_output._vc[0] != 0:  # (the deferred output's)
         raise AssertionError("reftrace: a deferred output differs from its decomposition's")
 
 

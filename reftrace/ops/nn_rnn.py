@@ -651,26 +651,32 @@ def _register_composites(name, dense, packed):
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         args = (input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
                 batch_first)
-        if _deferred.allowed() and not batch_first and not (dropout != 0 and train):
-            # in a trace, the graph is recorded when read (autograd/_deferred.py); the outputs
-            # stay plain results (batch_first's would be a view / transposed in place)
-            return _deferred.defer(dense.kernel, lambda: decompose(*args), args,
-                                   [input] + list(hx_list) + list(params))
-        return decompose(*args)
-
-    def decompose(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-                  batch_first):
-        per = len(params) // (num_layers * (2 if bidirectional else 1))
-        if name == "lstm" and uses_onednn(input, params, per):
-            return mkldnn_lstm(input, hx, params, has_biases, num_layers, dropout, train,
-                               bidirectional, batch_first)
-        x = input.transpose(0, 1) if batch_first else input
-        result = rnn_decomposition(name, x, None, hx, params, has_biases, num_layers, dropout,
-                                   train, bidirectional)
+        if _deferred.allowed() and not (dropout != 0 and train):
+            # in a trace, the graph is recorded when read (autograd/_deferred.py)
+            result = _deferred.defer(fused_time_major, lambda: time_major(*args), args,
+                                     [input] + list(hx_list) + list(params))
+        else:
+            result = time_major(*args)
         if batch_first:  # _lstm_impl transposes a copy; gru_input / rnn_*_input transpose_ in place
             out = result[0].transpose(0, 1) if name == "lstm" else result[0].transpose_(0, 1)
             return (out,) + tuple(result[1:])
         return result
+
+    def time_major(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                   batch_first):
+        """The decomposition, its output time-major (before batch_first's transpose)."""
+        x = input.transpose(0, 1) if batch_first else input
+        per = len(params) // (num_layers * (2 if bidirectional else 1))
+        if name == "lstm" and uses_onednn(input, params, per):
+            return mkldnn_lstm(x, hx, params, has_biases, num_layers, dropout, train,
+                               bidirectional, batch_first)
+        return rnn_decomposition(name, x, None, hx, params, has_biases, num_layers, dropout,
+                                 train, bidirectional)
+
+    def fused_time_major(*args):
+        """The kernel's results, its output time-major (a batch_first output is its view)."""
+        result = dense.kernel(*args)
+        return (result[0]._base,) + result[1:] if args[-1] else result
 
     @composite(packed)
     def _(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):

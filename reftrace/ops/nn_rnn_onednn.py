@@ -110,11 +110,10 @@ def mkldnn_lstm(input, hx, params, has_biases, num_layers, dropout, train, bidir
                 batch_first):
     """mkldnn/RNN.cpp's mkldnn_rnn for an LSTM, written with recorded ops: per layer and
     direction one mkldnn_rnn_layer (zero biases made when the module has none), dropout between
-    layers when training, the final states stacked."""
+    layers when training, the final states stacked. ``input`` is time-major (batch_first's
+    transposes are the caller's)."""
     from ._registry import get_packet
     cat, stack, zeros, dropout_op = (get_packet(n) for n in ("cat", "stack", "zeros", "dropout"))
-    if batch_first:
-        input = input.transpose(0, 1)
     layer_input, (h0, c0) = input.contiguous(), hx
     directions = 2 if bidirectional else 1
     per = len(params) // (num_layers * directions)
@@ -135,8 +134,7 @@ def mkldnn_lstm(input, hx, params, has_biases, num_layers, dropout, train, bidir
         layer_input = outs[0] if directions == 1 else cat(outs, -1)
         if dropout != 0 and train and layer < num_layers - 1:
             layer_input = dropout_op(layer_input, dropout, True)
-    output = layer_input.transpose(0, 1) if batch_first else layer_input
-    return output, stack(hys, 0), stack(cys, 0)
+    return layer_input, stack(hys, 0), stack(cys, 0)
 
 
 def uses_onednn(input, params, per):
