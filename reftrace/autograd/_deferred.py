@@ -12,18 +12,17 @@ Deferred node (``grad_fn.name()``, ``next_functions``, a hook, the engine's back
 decomposition on the original inputs and turns each Deferred node, in place, into the node the
 decomposition gave that output: the same object, so edges later ops recorded to it stay valid;
 the nodes made get sequence numbers between those of the nodes recorded before and after the op
-(the engine's order). An input modified in place since the op ran has its value and version
-restored while the decomposition runs (its saved copies then fail torch's version check, as they
-would have). When the trace ends, the Deferred nodes still alive are made real, so a graph that
-escapes the trace never depends on later changes.
+(the engine's order). The decomposition runs as at the call, whenever that is read: grad mode
+on, untraced, and each input as it was (an input modified in place, or its history or .data
+changed since, has its state restored meanwhile; its saved copies then fail torch's version
+check at backward, as they would have).
 """
 import weakref
 
 from . import graph as _graph
 from ._derivatives import FormulaNode, SavedVariable
-from .grad_mode import enable_grad
+from .grad_mode import inference_mode
 
-_PENDING = weakref.WeakSet()  # the _Pending records whose Deferred nodes may still be read
 _TRACING = [0]  # traces running (create_method_from_trace): deferral is allowed inside one
 
 
@@ -32,10 +31,7 @@ def tracing_started():
 
 
 def tracing_ended():
-    """The trace is over (its own references to the outputs dropped): make real what is left."""
     _TRACING[0] -= 1
-    for pending in list(_PENDING):
-        pending.materialize()
 
 
 def allowed():
@@ -45,13 +41,12 @@ def allowed():
 class _Pending:
     """One deferred call: the decomposition to run, its tensor inputs as they were, the outputs
     (weakly) and their Deferred nodes (weakly), the sequence number reserved for the call."""
-    __slots__ = ("decompose", "inputs", "outputs", "nodes", "seq", "done", "__weakref__")
+    __slots__ = ("decompose", "inputs", "outputs", "nodes", "seq", "done")
 
     def materialize(self):
         if self.done:
             return
         self.done = True
-        _PENDING.discard(self)
         from .._dispatch import STATE
         tracer, STATE.tracer = STATE.tracer, None  # (the trace holds one node for the call)
         changed = [(t, then, _state(t)) for t, then in self.inputs if _state(t) != then]
@@ -59,7 +54,7 @@ class _Pending:
             for t, then, _ in changed:
                 _set_state(t, then)
             first = next(_graph._SEQ)
-            with enable_grad():
+            with inference_mode(False):  # (grad mode on)
                 results = self.decompose()
             last = next(_graph._SEQ)
         finally:
@@ -205,5 +200,4 @@ def defer(kernel, decompose, args, tensors):
         out.requires_grad = True
         pending.outputs.append(weakref.ref(out))
         pending.nodes.append(weakref.ref(node))
-    _PENDING.add(pending)
     return outputs

@@ -325,7 +325,6 @@ def create_method_from_trace(module, method_name, func, example_inputs, strict, 
     g = state.graph
     STATE.tracer = state
     _deferred.tracing_started()
-    out = inputs = None
     try:
         self_value = g.add_input(module._type, "self")
         _gather_parameters_and_buffers(state, self_value, module, "__module")
@@ -344,7 +343,6 @@ def create_method_from_trace(module, method_name, func, example_inputs, strict, 
     finally:
         STATE.tracer = None
         state.finish()
-        del out, inputs
         _deferred.tracing_ended()
     fixup_trace_scope_blocks(g, module)
     for m in _all_modules(module):
