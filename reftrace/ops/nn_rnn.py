@@ -22,7 +22,9 @@ CompositeImplicitAutograd, so autograd differentiates through the decomposition:
 ``.input``/``.data`` overload has ``rnn_decomposition`` (written with public, recorded ops) as its
 ``composite``, which autograd runs instead of the fast kernel when a gradient is needed. A dense
 float32 LSTM without projections goes to oneDNN's layer op instead, as in torch
-(nn_rnn_onednn.py: one MkldnnRnnLayerBackward0 per layer and direction).
+(nn_rnn_onednn.py: one MkldnnRnnLayerBackward0 per layer and direction). Inside jit.trace a
+dense call runs the fast kernel and records that graph only when something reads it
+(autograd/_deferred.py): a trace's own outputs are dropped unread.
 """
 import numpy as np
 
