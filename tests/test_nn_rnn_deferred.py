@@ -31,13 +31,14 @@ def _graph(roots):
 
 
 class Model(reftrace.nn.Module):
-    def __init__(self, rnn, grad_fn_inside=False, modify_after=False):
+    def __init__(self, rnn, grad_fn_inside=False, modify_after=False, use_output=False):
         super().__init__()
         self.embed = reftrace.nn.Linear(3, 4)
         self.rnn = rnn
         self.out = reftrace.nn.Linear((rnn.proj_size or rnn.hidden_size) * (2 if rnn.bidirectional else 1),
                                        2)
         self.grad_fn_inside, self.modify_after, self.kept = grad_fn_inside, modify_after, None
+        self.use_output = use_output
 
     def forward(self, x, h):
         e = self.embed(x)
@@ -46,6 +47,9 @@ class Model(reftrace.nn.Module):
             assert y.grad_fn.name().endswith(("Backward0", "Backward1"))  # (read: recorded now)
         if self.modify_after:
             e.add_(1)  # an input of the rnn, modified after it ran
+        if self.use_output:  # the output modified in place, a hook on a view of it
+            y.mul_(2)
+            y[0].register_hook(lambda g: g * 3)
         self.kept = (y, state)
         return self.out(y)
 
@@ -104,9 +108,10 @@ def _run(module, kwargs, dtype, defer, later=None, **model_kwargs):
 
 @pytest.mark.parametrize("dtype", [reftrace.float32, reftrace.float64], ids=["f32", "f64"])
 @pytest.mark.parametrize("module, kwargs", CASES)
-@pytest.mark.parametrize("reader", ["after", "inside", "modified", "data", "inplace"])
+@pytest.mark.parametrize("reader", ["after", "inside", "modified", "output", "data", "inplace"])
 def test_deferred_graph_is_the_recorded_one(module, kwargs, dtype, reader):
     model_kwargs = {"inside": {"grad_fn_inside": True}, "modified": {"modify_after": True},
+                    "output": {"use_output": True},
                     "data": {"later": "data"}, "inplace": {"later": "inplace"}}.get(reader, {})
     deferred = _run(module, kwargs, dtype, True, **model_kwargs)
     eager = _run(module, kwargs, dtype, False, **model_kwargs)
