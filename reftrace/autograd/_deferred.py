@@ -49,7 +49,8 @@ class _Pending:
         self.done = True
         from .._dispatch import STATE
         tracer, STATE.tracer = STATE.tracer, None  # (the trace holds one node for the call)
-        changed = [(t, then, _state(t)) for t, then in self.inputs if _state(t) != then]
+        changed = [(t, then, now) for t, then, now in
+                   ((t, then, _state(t)) for t, then in self.inputs) if now != then]
         try:
             for t, then, _ in changed:
                 _set_state(t, then)
