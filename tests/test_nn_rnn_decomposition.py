@@ -52,3 +52,40 @@ def test_packed_decomposition_gives_the_kernel_bits(module, kwargs):
             m.bidirectional)
     with reftrace.no_grad():
         _same_bits(get_packet(name).data(*args), get_packet(name).data.composite(*args))
+
+
+# The fused kernel's paths (reftrace/ops/nn_rnn.py): both directions of a dense layer stacked into
+# one batched step (weights C-contiguous), or one direction at a time (a transposed weight, a
+# packed input whose batch narrows); a strided initial state; batch and hidden size 1.
+SWEEP = [(module, kwargs, batch, layout)
+         for module, kwargs in [("LSTM", {"bidirectional": True, "num_layers": 2}),
+                                ("LSTM", {"bidirectional": True, "proj_size": 2}),
+                                ("GRU", {"bidirectional": True, "num_layers": 2}),
+                                ("RNN", {"bidirectional": True, "bias": False})]
+         for batch, layout in [(1, "plain"), (3, "transposed_weight"), (3, "strided_h0"),
+                               (3, "packed_full"), (3, "packed_narrowing")]]
+
+
+@pytest.mark.parametrize("dtype", [reftrace.float32, reftrace.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("module, kwargs, batch, layout", SWEEP)
+def test_kernel_paths_give_the_decomposition_bits(module, kwargs, batch, layout, dtype):
+    m, _, name = _setup(module, kwargs, dtype)
+    directions, h_size = 2 if m.bidirectional else 1, m.proj_size or m.hidden_size
+    h0 = reftrace.randn(batch, m.num_layers * directions, h_size, dtype=dtype)
+    h0 = h0.transpose(0, 1) if layout == "strided_h0" else h0.transpose(0, 1).contiguous()
+    c0 = reftrace.randn(m.num_layers * directions, batch, 4, dtype=dtype)
+    hx = [h0, c0] if module == "LSTM" else h0
+    params = list(m._flat_weights)
+    if layout == "transposed_weight":  # weight_hh_l0: the same values, column-major storage
+        params[1] = params[1].detach().t().contiguous().t()
+    with reftrace.no_grad():
+        if layout.startswith("packed"):
+            lengths = [4] * batch if layout == "packed_full" else [4, 3, 1][:batch]
+            sizes = [sum(1 for n in lengths if n > t) for t in range(4)]
+            args = (reftrace.randn(sum(sizes), 3, dtype=dtype), reftrace.tensor(sizes), hx, params,
+                    m.bias, m.num_layers, 0.0, False, m.bidirectional)
+            _same_bits(get_packet(name).data(*args), get_packet(name).data.composite(*args))
+        else:
+            args = (reftrace.randn(5, batch, 3, dtype=dtype), hx, params, m.bias, m.num_layers, 0.0,
+                    False, m.bidirectional, False)
+            _same_bits(get_packet(name).input(*args), get_packet(name).input.composite(*args))

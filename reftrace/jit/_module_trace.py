@@ -15,6 +15,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from .._dispatch import STATE
+from ..autograd import _deferred
 from . import _types as T
 from ._gc import collector_paused
 from ._io_types import input_types
@@ -323,6 +324,7 @@ def create_method_from_trace(module, method_name, func, example_inputs, strict, 
     state = TracingState(force_outplace=force_outplace, strict=strict)
     g = state.graph
     STATE.tracer = state
+    _deferred.tracing_started()
     try:
         self_value = g.add_input(module._type, "self")
         _gather_parameters_and_buffers(state, self_value, module, "__module")
@@ -341,6 +343,7 @@ def create_method_from_trace(module, method_name, func, example_inputs, strict, 
     finally:
         STATE.tracer = None
         state.finish()
+        _deferred.tracing_ended()
     fixup_trace_scope_blocks(g, module)
     for m in _all_modules(module):
         for graph in m._type.methods.values():

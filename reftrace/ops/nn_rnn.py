@@ -22,13 +22,17 @@ CompositeImplicitAutograd, so autograd differentiates through the decomposition:
 ``.input``/``.data`` overload has ``rnn_decomposition`` (written with public, recorded ops) as its
 ``composite``, which autograd runs instead of the fast kernel when a gradient is needed. A dense
 float32 LSTM without projections goes to oneDNN's layer op instead, as in torch
-(nn_rnn_onednn.py: one MkldnnRnnLayerBackward0 per layer and direction).
+(nn_rnn_onednn.py: one MkldnnRnnLayerBackward0 per layer and direction). Inside jit.trace a
+dense call runs the fast kernel and records that graph only when something reads it
+(autograd/_deferred.py): a trace's own outputs are dropped unread.
 """
 import numpy as np
 
 from .. import _dtype as D
+from ..autograd import _deferred
 from .._tensor import _fresh, _view_of
 from ._registry import composite, derivatives, get_packet, op
+from .arithmetic import run_quiet
 from .nn_misc import _dropout
 from .nn_rnn_onednn import mkldnn_lstm, uses_onednn
 
@@ -43,60 +47,144 @@ _MODES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 _WIDER = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32}
 
 
-def _sigmoid_(y):
-    """1 / (1 + exp(-y)) in place on a (wide) array of the step's own."""
-    np.negative(y, out=y)
-    np.exp(y, out=y)
-    y += 1
-    return np.divide(1, y, out=y)
+def _sigmoid_into(w, out, wide, one):
+    """1 / (1 + exp(-w)) of the wide array w (overwritten), rounded into out; ``one`` is 1 as a
+    scalar of the wide type (the loop the int 1 picks, without converting it on every call)."""
+    np.negative(w, out=w)
+    np.exp(w, out=w)
+    np.add(w, one, out=w)
+    np.divide(one, w, out=out, dtype=wide)
 
 
-def _step(mode, gates_x, h, c, w_hh, b_hh, w_hr):
-    """One time step of one direction: gates_x is the precomputed input projection (with b_ih).
-    Few NumPy calls per step (in place where the arithmetic allows): this loop is the op's cost.
-    sigmoid and tanh are computed in the wide type and rounded (see _WIDER); the products and
-    sums in the tensor's own type, each rounded as the decomposition's ops round it."""
-    dt = h.dtype
-    wide = _WIDER.get(dt, dt)
-    g = h @ w_hh.T
-    if b_hh is not None:
-        g += b_hh
-    if mode == "gru":
-        n = h.shape[1]
-        rz = _sigmoid_((g[:, :2 * n] + gates_x[:, :2 * n]).astype(wide)).astype(dt, copy=False)
-        new = g[:, 2 * n:] * rz[:, :n]
-        new += gates_x[:, 2 * n:]
-        new = np.tanh(new.astype(wide)).astype(dt, copy=False)
-        hy = h - new
-        hy *= rz[:, n:]
-        hy += new
-        return hy, None
-    g += gates_x
+def _gate_major(lead, k, n, dt):
+    """(gates, as_out): k gates of n lanes stored gate-major, ``gates[j]`` one contiguous
+    (*lead, n) array, and the view of the same memory shaped (*lead, k, n) as the gate columns of
+    a (*lead, k * n) result fall: a ufunc writing it spreads the columns into the gates."""
+    gates = np.empty((k,) + lead + (n,), dt)
+    return gates, gates.transpose(tuple(range(1, len(lead) + 1)) + (0, len(lead) + 1))
+
+
+def _step_kernel(mode, lead, n, dt, w_hh_t, b_hh, w_hr_t):
+    """One time step of ``mode`` over a batch of shape ``lead`` ((B,), or (2, B): both directions
+    of a layer at once, with stacked weights), its work arrays allocated once. Returns ``(step,
+    state)``: ``step(h, c, gx, h_out)`` writes the next hidden state into h_out; gx is the step's
+    precomputed input projection (with b_ih). An LSTM's cell state lives in ``state`` (the
+    kernel's own array: c is copied in unless it is ``state``), else state is None.
+
+    The arithmetic is RNN.cpp's cells in torch's order (LSTM gates i, f, g, o; GRU gates r, z, n),
+    each product and sum rounded in the tensor's type dt; sigmoid and tanh run in the wide type
+    (_WIDER), rounded to dt by the ufunc's output cast (``dtype=`` picks the loop, ``out=`` the
+    rounding). The gates' sigmoids are written gate-major (_gate_major), so the products that
+    follow run on contiguous arrays. The step is few NumPy calls: this loop is the op's cost."""
+    wide = np.dtype(_WIDER.get(dt, dt))
+    one = wide.type(1)
+
+    def buf(k, t=dt):
+        return np.empty(lead + (k,), t)
+    g = buf(_MODES[mode] * n)
+    b = None
+    if b_hh is not None:  # b_hh for every row: the step's add runs on contiguous arrays
+        b = np.empty_like(g)
+        b[...] = b_hh
     if mode == "lstm":
-        n = c.shape[1]
-        w = g.astype(wide)  # a copy in any case: sigmoid runs in place on it
-        tanh_g = np.tanh(w[:, 2 * n:3 * n]).astype(dt, copy=False)
-        sig = _sigmoid_(w).astype(dt, copy=False)  # i, f and o (the g gate's lanes are not used)
-        cy = sig[:, n:2 * n] * c
-        cy += sig[:, :n] * tanh_g
-        hy = sig[:, 3 * n:] * np.tanh(cy.astype(wide)).astype(dt, copy=False)
-        if w_hr is not None:
-            hy = hy @ w_hr.T
-        return hy, cy
-    if mode == "rnn_tanh":
-        return np.tanh(g.astype(wide)).astype(dt, copy=False), None
-    return np.maximum(g, 0), None
+        w = buf(4 * n, wide)
+        w_g, w_gates = w[..., 2 * n:3 * n], w.reshape(lead + (4, n))
+        sig, sig_out = _gate_major(lead, 4, n, dt)  # i, f, g (unused), o
+        pair = np.empty((2,) + lead + (n,), dt)  # tanh(g) and c: times i and f in one call
+        tanh_g, state = pair[0], pair[1]
+        prod, tanh_c = np.empty_like(pair), buf(n)
+        h_pre = buf(n) if w_hr_t is not None else None
+
+        def step(h, c, gx, h_out):
+            np.matmul(h, w_hh_t, out=g)
+            if b is not None:
+                np.add(g, b, out=g)
+            np.add(g, gx, out=w, dtype=dt)  # the gates, rounded in dt, then widened
+            np.tanh(w_g, out=tanh_g, dtype=wide)
+            _sigmoid_into(w_gates, sig_out, wide, one)
+            if c is not state:
+                np.copyto(state, c)
+            np.multiply(sig[:2], pair, out=prod)  # i * tanh(g), f * c
+            np.add(prod[1], prod[0], out=state)  # c' = f * c + i * tanh(g)
+            np.tanh(state, out=tanh_c, dtype=wide)
+            if h_pre is None:
+                np.multiply(sig[3], tanh_c, out=h_out)
+            else:
+                np.multiply(sig[3], tanh_c, out=h_pre)
+                np.matmul(h_pre, w_hr_t, out=h_out)
+        return step, state
+    if mode == "gru":
+        w = buf(2 * n, wide)
+        w_gates, g_rz, g_n = w.reshape(lead + (2, n)), g[..., :2 * n], g[..., 2 * n:]
+        (r, z), rz_out = _gate_major(lead, 2, n, dt)
+        pre, new = buf(n), buf(n)
+
+        def step(h, c, gx, h_out):
+            np.matmul(h, w_hh_t, out=g)
+            if b is not None:
+                np.add(g, b, out=g)
+            np.add(g_rz, gx[..., :2 * n], out=w, dtype=dt)
+            _sigmoid_into(w_gates, rz_out, wide, one)
+            np.multiply(g_n, r, out=pre)
+            np.add(pre, gx[..., 2 * n:], out=pre)
+            np.tanh(pre, out=new, dtype=wide)
+            np.subtract(h, new, out=h_out)  # h' = (h - n) * z + n
+            np.multiply(h_out, z, out=h_out)
+            np.add(h_out, new, out=h_out)
+        return step, None
+    tanh = mode == "rnn_tanh"
+
+    def step(h, c, gx, h_out):
+        np.matmul(h, w_hh_t, out=g)
+        if b is not None:
+            np.add(g, b, out=g)
+        np.add(g, gx, out=g)
+        if tanh:
+            np.tanh(g, out=h_out, dtype=wide)
+        else:
+            np.maximum(g, 0, out=h_out)
+    return step, None
+
+
+def _projection(x, w_ih, b_ih):
+    """pre_compute_input: the input projection of every step at once (one GEMM), with b_ih."""
+    gx = x @ w_ih.T
+    if b_ih is not None:
+        gx += b_ih
+    return gx
+
+
+def _sizes_of(mode, params):
+    """(hidden size, output size) of one layer and direction: w_hh is (gates * H, P)."""
+    w_hh, w_hr = params[1], params[4]
+    n = w_hh.shape[0] // _MODES[mode]
+    return n, (w_hr.shape[0] if w_hr is not None else n)
 
 
 def _layer(mode, x, sizes, h0, c0, params, reverse):
     """One direction of one layer over a packed sequence: x is (sum(sizes), in), sizes the batch
-    size of each step (all equal for a dense input). Returns (output rows, h_n, c_n)."""
+    size of each step (all equal for a dense input). Returns (output rows, h_n, c_n). Each step
+    writes its hidden state straight into its output rows (the next step's h)."""
     w_ih, w_hh, b_ih, b_hh, w_hr = params
-    gx = x @ w_ih.T
-    if b_ih is not None:
-        gx = gx + b_ih
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    outs = [None] * len(sizes)
+    gx = _projection(x, w_ih, b_ih)
+    dt = h0.dtype
+    n, p = _sizes_of(mode, params)
+    w_hh_t, w_hr_t = w_hh.T, (w_hr.T if w_hr is not None else None)
+    out = np.empty((gx.shape[0], p), dt)
+    kernels = {}  # batch size -> (step, state) (a packed input's batch narrows)
+    starts = [0] * len(sizes)
+    for t in range(1, len(sizes)):
+        starts[t] = starts[t - 1] + sizes[t - 1]
+
+    def run(t, h, c):
+        bs, at = sizes[t], starts[t]
+        kernel = kernels.get(bs)
+        if kernel is None:
+            kernel = kernels[bs] = _step_kernel(mode, (bs,), n, dt, w_hh_t, b_hh, w_hr_t)
+        h_out = out[at:at + bs]
+        kernel[0](h, c, gx[at:at + bs], h_out)
+        return h_out, kernel[1]
+
     if not reverse:
         h, c = h0, c0
         done_h, done_c = [], []
@@ -106,11 +194,10 @@ def _layer(mode, x, sizes, h0, c0, params, reverse):
                 done_h.append(h[bs:last])
                 h = h[:bs]
                 if c is not None:
-                    done_c.append(c[bs:last])
+                    done_c.append(c[bs:last].copy())
                     c = c[:bs]
             last = bs
-            h, c = _step(mode, gx[offsets[t]:offsets[t + 1]], h, c, w_hh, b_hh, w_hr)
-            outs[t] = h
+            h, c = run(t, h, c)
         h_n = np.concatenate([h] + done_h[::-1], 0) if done_h else h
         c_n = (np.concatenate([c] + done_c[::-1], 0) if done_c else c) if c is not None else None
     else:
@@ -124,10 +211,43 @@ def _layer(mode, x, sizes, h0, c0, params, reverse):
                 if c is not None:
                     c = np.concatenate([c, c0[last:bs]], 0)
             last = bs
-            h, c = _step(mode, gx[offsets[t]:offsets[t + 1]], h, c, w_hh, b_hh, w_hr)
-            outs[t] = h
+            h, c = run(t, h, c)
         h_n, c_n = h, c
-    return np.concatenate(outs, 0), h_n, c_n
+    return out, h_n, c_n
+
+
+def _stackable(pair):
+    """Both directions' recurrent weights C-contiguous: stacked, each keeps its memory layout, so
+    the batched GEMM runs the same BLAS call per direction as two separate ones."""
+    return all(w is None or w.flags.c_contiguous for p in pair for w in (p[1], p[4]))
+
+
+def _both_directions(mode, x, steps, batch, h0, c0, pair):
+    """Both directions of one layer over a dense input, run together: step s is the forward
+    direction's time s and the reverse direction's time steps - 1 - s, on (2, B, ...) arrays
+    (half the NumPy calls of two single-direction loops, the same arithmetic per direction).
+    h0, c0: the layer's (2, B, ...) initial states. Returns (output rows, h_n, c_n), each
+    direction's output in its half of the features, as _layer's two outputs concatenated."""
+    (fwd, rev), dt = pair, h0.dtype
+    n, p = _sizes_of(mode, fwd)
+    gx_f = _projection(x, fwd[0], fwd[2]).reshape(steps, batch, -1)
+    gx_r = _projection(x, rev[0], rev[2]).reshape(steps, batch, -1)
+    gx = np.empty((steps, 2, batch, gx_f.shape[-1]), dt)
+    gx[:, 0] = gx_f
+    gx[:, 1] = gx_r[::-1]
+    w_hh_t = np.array((fwd[1], rev[1])).transpose(0, 2, 1)
+    b_hh = np.array((fwd[3], rev[3]))[:, None] if fwd[3] is not None else None
+    w_hr_t = np.array((fwd[4], rev[4])).transpose(0, 2, 1) if fwd[4] is not None else None
+    step, state = _step_kernel(mode, (2, batch), n, dt, w_hh_t, b_hh, w_hr_t)
+    hs = np.empty((steps, 2, batch, p), dt)
+    h = h0
+    for s in range(steps):
+        step(h, c0 if s == 0 else state, gx[s], hs[s])
+        h = hs[s]
+    out = np.empty((steps, batch, 2 * p), dt)
+    out[..., :p] = hs[:, 0]
+    out[..., p:] = hs[::-1, 1]
+    return out.reshape(steps * batch, 2 * p), h, state
 
 
 def _group_params(params, has_biases, groups):
@@ -150,6 +270,14 @@ def _check_params(name, params, has_biases, num_layers, num_directions):
         raise RuntimeError(f"{name}: got an incorrect number of RNN parameters")
 
 
+def _dropout_between(layer_out, like, layer, num_layers, dropout, train):
+    if dropout != 0 and train and layer < num_layers - 1:
+        # at::dropout(layer_output, p, /*train=*/true), drawn from the global generator
+        return _dropout(_fresh(layer_out, like.dtype, like.device), dropout, True, False,
+                        False)._array
+    return layer_out
+
+
 def _run(name, like, x, sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
     """The layer stack over packed rows x (sum(sizes), input_size); hx: (L*D, B, H) arrays; like:
     the input tensor (dtype and device of the dropout between layers)."""
@@ -159,7 +287,17 @@ def _run(name, like, x, sizes, hx, params, has_biases, num_layers, dropout, trai
     h0, c0 = hx
     hs, cs = [], []
     layer_in = x
+    together = directions == 2 and sizes.count(sizes[0]) == len(sizes)  # dense (or unpadded)
     for layer in range(num_layers):
+        k = layer * directions
+        if together and _stackable(groups[k:k + 2]):
+            layer_in, h_n, c_n = _both_directions(name, layer_in, len(sizes), sizes[0],
+                                                  h0[k:k + 2], None if c0 is None else c0[k:k + 2],
+                                                  groups[k:k + 2])
+            hs += [h_n[0], h_n[1]]
+            cs += [None, None] if c_n is None else [c_n[0], c_n[1]]
+            layer_in = _dropout_between(layer_in, like, layer, num_layers, dropout, train)
+            continue
         outs = []
         for d in range(directions):
             k = layer * directions + d
@@ -169,10 +307,7 @@ def _run(name, like, x, sizes, hx, params, has_biases, num_layers, dropout, trai
             hs.append(h_n)
             cs.append(c_n)
         layer_in = outs[0] if directions == 1 else np.concatenate(outs, -1)
-        if dropout != 0 and train and layer < num_layers - 1:
-            # at::dropout(layer_output, p, /*train=*/true), drawn from the global generator
-            layer_in = _dropout(_fresh(layer_in, like.dtype, like.device), dropout, True, False,
-                                False)._array
+        layer_in = _dropout_between(layer_in, like, layer, num_layers, dropout, train)
     return layer_in, np.stack(hs, 0), (np.stack(cs, 0) if c0 is not None else None)
 
 
@@ -199,8 +334,8 @@ def _dense(name, input, hx_list, params, has_biases, num_layers, dropout, train,
     x = np.ascontiguousarray(a).reshape(steps * batch, a.shape[2])
     h0 = hx_list[0]._array
     c0 = hx_list[1]._array if len(hx_list) > 1 else None
-    out, h_n, c_n = _run(name, input, x, [batch] * steps, (h0, c0), params, has_biases, num_layers,
-                         dropout, train, bidirectional)
+    out, h_n, c_n = run_quiet(_run, name, input, x, [batch] * steps, (h0, c0), params, has_biases,
+                              num_layers, dropout, train, bidirectional)
     out = out.reshape(steps, batch, out.shape[-1]).astype(input.dtype.np, copy=False)
     output = _fresh(out, input.dtype, input.device)
     if batch_first:  # torch returns output.transpose(0, 1): a view, strides (H, B*H, 1)
@@ -227,8 +362,8 @@ def _packed(name, data, batch_sizes, hx_list, params, has_biases, num_layers, dr
     sizes = _packed_sizes(batch_sizes)
     h0 = hx_list[0]._array
     c0 = hx_list[1]._array if len(hx_list) > 1 else None
-    out, h_n, c_n = _run(name, data, data._array, sizes, (h0, c0), params, has_biases, num_layers,
-                         dropout, train, bidirectional)
+    out, h_n, c_n = run_quiet(_run, name, data, data._array, sizes, (h0, c0), params, has_biases,
+                              num_layers, dropout, train, bidirectional)
     results = [_fresh(out.astype(data.dtype.np, copy=False), data.dtype, data.device),
                _fresh(h_n.astype(data.dtype.np, copy=False), data.dtype, data.device)]
     if c_n is not None:
@@ -516,17 +651,34 @@ def _register_composites(name, dense, packed):
             raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
         if input.shape[1 if batch_first else 0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
-        per = len(params) // (num_layers * (2 if bidirectional else 1))
-        if name == "lstm" and uses_onednn(input, params, per):
-            return mkldnn_lstm(input, hx, params, has_biases, num_layers, dropout, train,
-                               bidirectional, batch_first)
-        x = input.transpose(0, 1) if batch_first else input
-        result = rnn_decomposition(name, x, None, hx, params, has_biases, num_layers, dropout,
-                                   train, bidirectional)
+        args = (input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                batch_first)
+        if _deferred.allowed() and not (dropout != 0 and train):
+            # in a trace, the graph is recorded when read (autograd/_deferred.py)
+            result = _deferred.defer(fused_time_major, lambda: time_major(*args), args,
+                                     [input] + list(hx_list) + list(params))
+        else:
+            result = time_major(*args)
         if batch_first:  # _lstm_impl transposes a copy; gru_input / rnn_*_input transpose_ in place
             out = result[0].transpose(0, 1) if name == "lstm" else result[0].transpose_(0, 1)
             return (out,) + tuple(result[1:])
         return result
+
+    def time_major(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                   batch_first):
+        """The decomposition, its output time-major (before batch_first's transpose)."""
+        x = input.transpose(0, 1) if batch_first else input
+        per = len(params) // (num_layers * (2 if bidirectional else 1))
+        if name == "lstm" and uses_onednn(input, params, per):
+            return mkldnn_lstm(x, hx, params, has_biases, num_layers, dropout, train,
+                               bidirectional, batch_first)
+        return rnn_decomposition(name, x, None, hx, params, has_biases, num_layers, dropout,
+                                 train, bidirectional)
+
+    def fused_time_major(*args):
+        """The kernel's results, its output time-major (a batch_first output is its view)."""
+        result = dense.kernel(*args)
+        return (result[0]._base,) + result[1:] if args[-1] else result
 
     @composite(packed)
     def _(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):

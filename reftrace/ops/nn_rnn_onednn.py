@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _fresh
 from ._registry import derivatives, op
+from .arithmetic import run_quiet
 
 _LSTM_MODE = 2  # ideep::rnn_kind::LSTM
 
@@ -30,8 +31,9 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
     a = input._array
     steps, batch = a.shape[0], a.shape[1]
     params = (weight0._array, weight1._array, weight2._array, weight3._array, None)
-    out, h_n, c_n = _layer("lstm", np.ascontiguousarray(a).reshape(steps * batch, a.shape[2]),
-                           [batch] * steps, hx_._array, cx_._array, params, reverse)
+    out, h_n, c_n = run_quiet(_layer, "lstm",
+                              np.ascontiguousarray(a).reshape(steps * batch, a.shape[2]),
+                              [batch] * steps, hx_._array, cx_._array, params, reverse)
     dt, dev = input.dtype, input.device
     return (_fresh(out.reshape(steps, batch, -1).astype(dt.np, copy=False), dt, dev),
             _fresh(h_n.astype(dt.np, copy=False), dt, dev),
@@ -108,11 +110,10 @@ def mkldnn_lstm(input, hx, params, has_biases, num_layers, dropout, train, bidir
                 batch_first):
     """mkldnn/RNN.cpp's mkldnn_rnn for an LSTM, written with recorded ops: per layer and
     direction one mkldnn_rnn_layer (zero biases made when the module has none), dropout between
-    layers when training, the final states stacked."""
+    layers when training, the final states stacked. ``input`` is time-major (batch_first's
+    transposes are the caller's)."""
     from ._registry import get_packet
     cat, stack, zeros, dropout_op = (get_packet(n) for n in ("cat", "stack", "zeros", "dropout"))
-    if batch_first:
-        input = input.transpose(0, 1)
     layer_input, (h0, c0) = input.contiguous(), hx
     directions = 2 if bidirectional else 1
     per = len(params) // (num_layers * directions)
@@ -133,8 +134,7 @@ def mkldnn_lstm(input, hx, params, has_biases, num_layers, dropout, train, bidir
         layer_input = outs[0] if directions == 1 else cat(outs, -1)
         if dropout != 0 and train and layer < num_layers - 1:
             layer_input = dropout_op(layer_input, dropout, True)
-    output = layer_input.transpose(0, 1) if batch_first else layer_input
-    return output, stack(hys, 0), stack(cys, 0)
+    return layer_input, stack(hys, 0), stack(cys, 0)
 
 
 def uses_onednn(input, params, per):
