@@ -17,25 +17,31 @@ on, untraced, and each input as it was (an input modified in place, or its histo
 changed since, has its state restored meanwhile; its saved copies then fail torch's version
 check at backward, as they would have).
 """
+import threading
 import weakref
 
 from . import graph as _graph
 from ._derivatives import FormulaNode, SavedVariable
 from .grad_mode import inference_mode
 
-_TRACING = [0]  # traces running (create_method_from_trace): deferral is allowed inside one
+
+class _Tracing(threading.local):
+    running = 0  # this thread's traces (create_method_from_trace): deferral is allowed inside one
+
+
+_TRACING = _Tracing()
 
 
 def tracing_started():
-    _TRACING[0] += 1
+    _TRACING.running += 1
 
 
 def tracing_ended():
-    _TRACING[0] -= 1
+    _TRACING.running -= 1
 
 
 def allowed():
-    return _TRACING[0] > 0
+    return _TRACING.running > 0
 
 
 class _Pending:
