@@ -59,9 +59,25 @@ def _small_bmm(xp, a, b, dtype):
         return None
     work = _OPMATH.get(dtype, dtype).np
     a2, b2 = a2.astype(work, copy=False), b2.astype(work, copy=False)
-    acc = a2[..., :, 0:1] * b2[..., 0:1, :]
-    for i in range(1, k):
-        acc = acc + a2[..., :, i:i + 1] * b2[..., i:i + 1, :]
+    if xp is np and not dtype.is_complex:
+        # every product in one call, stored k-major (k, ..., n, p), then the loop's sums: each
+        # addend a contiguous block of the loop's shape, so NumPy runs the same inner loops (the
+        # same SIMD/scalar choice: even a NaN's sign, when two meet, comes out alike). A real
+        # product is one rounding whichever loop computes it; a complex one is not (NumPy's
+        # vector loops fuse its multiply-adds), hence the loop for complex
+        nd = max(a2.ndim, b2.ndim)  # (batch dims aligned before k moves to the front)
+        a2, b2 = a2[(None,) * (nd - a2.ndim)], b2[(None,) * (nd - b2.ndim)]
+        rest = tuple(range(nd - 2))
+        products = np.multiply(a2.transpose((nd - 1,) + rest + (nd - 2,))[..., None],
+                               b2.transpose((nd - 2,) + rest + (nd - 1,))[..., None, :],
+                               order="C")
+        acc = products[0]
+        for i in range(1, k):
+            acc = acc + products[i]
+    else:
+        acc = a2[..., :, 0:1] * b2[..., 0:1, :]
+        for i in range(1, k):
+            acc = acc + a2[..., :, i:i + 1] * b2[..., i:i + 1, :]
     if b.ndim == 1:
         acc = acc[..., 0]
     if a.ndim == 1:
@@ -246,6 +262,11 @@ def matmul(self, other):
             _check_mm((1,) + self._array.shape, other._array.shape, self.dtype, other.dtype)
             return _product(self, other, "addmm_impl_cpu_")
         return mm.kernel(self, other)
+    s1, s2 = self._array.shape, other._array.shape
+    if d1 >= 3 and d2 >= 3 and s1[:-2] == s2[:-2] and s1[-1] == s2[-2] \
+            and self.dtype is other.dtype and self.dtype is not D.bool:
+        # a bmm over equal batch dims (no fold, no broadcast) whose checks pass
+        return _product(self, other, "bmm")
     kernel_name = _check_matmul(self, other)
     a = self._array
     if d2 == 2 and a.flags.c_contiguous:
