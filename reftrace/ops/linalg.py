@@ -428,17 +428,31 @@ def linear(input, weight, bias):
     """torch's composite: addmm for 2-d (and contiguous 3-d) input with bias, else matmul then an
     in-place add of the bias (whose broadcast and cast rules then apply)."""
     a, wa = input._array, weight._array
-    if bias is not None and wa.ndim == 2 and bias._array.ndim == 1 \
-            and input.dtype is weight.dtype is bias.dtype and input.dtype is not D.bool \
-            and (a.ndim == 2 or a.ndim == 3) \
-            and a.shape[-1] == wa.shape[1] and bias._array.shape[0] == wa.shape[0]:
-        # the addmm below with its checks known to pass: one GEMM over the rows, bias added.
-        # A non-contiguous 3-d input takes torch's matmul path instead (its rows copied into a
-        # contiguous matrix, one mm, then the bias added in place): the same arithmetic, and
-        # NumPy's reshape makes the same row-major copy
-        res = xp_of(input).matmul(_fold_rows(a), wa.T)
-        res += bias._array
-        return _fresh(res.reshape(a.shape[:-1] + wa.shape[:1]), input.dtype, input.device)
+    nd = a.ndim
+    dtype = input.dtype
+    if (nd == 2 or nd == 3) and wa.ndim == 2 and a.shape[-1] == wa.shape[1] \
+            and weight.dtype is dtype and dtype is not D.bool:
+        xp = np if input.device.type == "cpu" else xp_of(input)
+        if bias is None:
+            # matmul's mm, or its folded mm for contiguous 3-d input (torch-contiguous: a
+            # weight stride on a size-1 dim would make torch's should_fold refuse)
+            if nd == 2:
+                return _fresh(xp.matmul(a, wa.T), dtype, input.device, True)
+            if input._stride is None and a.flags.c_contiguous:
+                res = xp.matmul(a.reshape(a.shape[0] * a.shape[1], a.shape[2]), wa.T)
+                return _fresh(res.reshape(a.shape[:2] + wa.shape[:1]), dtype, input.device, True)
+        elif bias.dtype is dtype and bias._array.ndim == 1 and bias._array.shape[0] == wa.shape[0]:
+            # the addmm below with its checks known to pass: one GEMM over the rows, bias
+            # added. A non-contiguous 3-d input takes torch's matmul path instead (its rows
+            # copied into a contiguous matrix, one mm, then the bias added in place): the same
+            # arithmetic, and NumPy's reshape makes the same row-major copy
+            if nd == 2:
+                res = xp.matmul(a, wa.T)
+                res += bias._array
+                return _fresh(res, dtype, input.device, True)
+            res = xp.matmul(a.reshape(a.shape[0] * a.shape[1], a.shape[2]), wa.T)
+            res += bias._array
+            return _fresh(res.reshape(a.shape[:2] + wa.shape[:1]), dtype, input.device, True)
     wt = _t(weight)
     if bias is not None and (a.ndim == 2 or (a.ndim == 3 and input.is_contiguous())):
         rows = _fold_rows(a)  # a view: 3-d input is folded into rows
