@@ -89,6 +89,14 @@ def _causal_mask(L, S):
     return mask
 
 
+@functools.lru_cache(maxsize=64)
+def _causal_masked_out(L, S):
+    """The positions _causal_mask leaves out (read-only, shared by the kernel's plans)."""
+    mask = ~_causal_mask(L, S)
+    mask.flags.writeable = False
+    return mask
+
+
 def _sdpa_uses_flash(query, key, value, attn_mask, dropout_p, enable_gqa=False):
     """torch's CPU choice of its flash kernel (sdp_utils_cpp.cpp use_flash_attention_cpp): it
     decides the result's layout and, with grad, the graph (nn_sdpa_backends.py)."""
@@ -195,7 +203,7 @@ def _sdpa_plan(query, key, value, attn_mask, is_causal, scale):
                query.device, attn_mask.dtype, attn_mask._array.shape, attn_mask.requires_grad)
     plan = _PLANS.get(sig)
     if plan is None:
-        if len(_PLANS) > 256:
+        if len(_PLANS) >= 64:  # (a model has a few; causal plans hold an (L, S) mask)
             _PLANS.clear()
         plan = _PLANS[sig] = _make_sdpa_plan(query, key, value, attn_mask, is_causal, scale)
     return plan or None
@@ -230,10 +238,7 @@ def _make_sdpa_plan(query, key, value, attn_mask, is_causal, scale):
         else:
             return False
     factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    masked_out = None
-    if is_causal:
-        masked_out = ~_causal_mask(L, S)
-        masked_out.flags.writeable = False
+    masked_out = _causal_masked_out(L, S) if is_causal else None
     # NumPy reduces short rows slowly (~50 ns a row); a transposed copy reduced across rows is
     # faster while rows are short. The maximum is exact whichever the order (a zero maximum's
     # sign may differ, which no x - max then changes after exp)
@@ -250,8 +255,9 @@ def _make_sdpa_plan(query, key, value, attn_mask, is_causal, scale):
         strides = tuple(strides)
         layout = (tuple(out_shape[d] for d in order), tuple(order.index(d) for d in range(q.ndim)),
                   None if strides == contiguous_strides(out_shape) else strides)
-    t = dtype.np.type
-    return t(factor), np.array(-np.inf, dtype.np), masked_out, mask_kind, rows, layout
+    neg_inf = np.array(-np.inf, dtype.np)
+    neg_inf.flags.writeable = False
+    return dtype.np.type(factor), neg_inf, masked_out, mask_kind, rows, layout
 
 
 def _sdpa_planned(plan, query, key, value, attn_mask):
