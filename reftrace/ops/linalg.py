@@ -51,7 +51,8 @@ def _small_bmm(xp, a, b, dtype):
     """bmm's small case (LinearAlgebra.cpp bmm_out_or_baddbmm_: contraction * rows * cols <
     400) runs baddbmm_cpu_kernel, a plain loop that sums the products over k in order in the
     op-math type (float for float16). BLAS sums in another order, which shows in the last bits
-    when terms cancel, so the loop is reproduced: one vectorised step per k. None: not small."""
+    when terms cancel, so the loop is reproduced: its products in one vectorised call, its sums
+    one vectorised step per k. None: not small."""
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     n, k, p = a2.shape[-2], a2.shape[-1], b2.shape[-1]
