@@ -159,6 +159,31 @@ def test_sdpa_flash_layout_applies_mask_and_causal_as_torch():
     assert_same_outputs(expected, got)
 
 
+
+def test_sdpa_kernel_on_projection_views_matches_torch():
+    """The no-grad kernel's planned path (nn_attention.py): q, k, v as head views of one
+    projection (gpt2_block's split/view/transpose: the flash layout, result in the query's
+    strides), with a causal flag, a bool mask, a key-padding float mask with -inf (bert_tiny's
+    (B, H, 1, S)), a scale; float32 and float64; each call twice (the second reuses the plan)."""
+    base = _t(2, 8, 96, seed=5)
+    pad = torch.zeros(2, 4, 1, 8)
+    pad[1, :, :, 6:] = float("-inf")
+    masks = [{"is_causal": True}, {"attn_mask": MASK.new_ones(8, 8).tril()},
+             {"attn_mask": pad}, {"attn_mask": _t(8, 8, seed=6), "scale": 0.5}]
+    for dtype in (torch.float32, torch.float64):
+        x, rx = base.to(dtype), to_reftrace(base.to(dtype))
+        heads = [[y.view(2, 8, 4, 8).transpose(1, 2) for y in t.split(32, dim=2)] for t in (x, rx)]
+        for kwargs in masks:
+            kwargs = {k: v.to(dtype) if k == "attn_mask" and v.is_floating_point() else v
+                      for k, v in kwargs.items()}
+            expected = torch.nn.functional.scaled_dot_product_attention(*heads[0], **kwargs)
+            rkw = {k: to_reftrace(v) for k, v in kwargs.items()}
+            for _ in range(2):
+                with reftrace.no_grad():
+                    got = reftrace.nn.functional.scaled_dot_product_attention(*heads[1], **rkw)
+                assert_same_outputs(expected, got)
+
+
 CAUSAL = torch.nn.Transformer.generate_square_subsequent_mask(5)
 TRANSFORMERS = {
     "encoder_layer": (lambda nn: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), lambda m, x: m(x),

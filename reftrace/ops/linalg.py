@@ -51,7 +51,8 @@ def _small_bmm(xp, a, b, dtype):
     """bmm's small case (LinearAlgebra.cpp bmm_out_or_baddbmm_: contraction * rows * cols <
     400) runs baddbmm_cpu_kernel, a plain loop that sums the products over k in order in the
     op-math type (float for float16). BLAS sums in another order, which shows in the last bits
-    when terms cancel, so the loop is reproduced: one vectorised step per k. None: not small."""
+    when terms cancel, so the loop is reproduced: its products in one vectorised call, its sums
+    one vectorised step per k. None: not small."""
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     n, k, p = a2.shape[-2], a2.shape[-1], b2.shape[-1]
@@ -59,9 +60,25 @@ def _small_bmm(xp, a, b, dtype):
         return None
     work = _OPMATH.get(dtype, dtype).np
     a2, b2 = a2.astype(work, copy=False), b2.astype(work, copy=False)
-    acc = a2[..., :, 0:1] * b2[..., 0:1, :]
-    for i in range(1, k):
-        acc = acc + a2[..., :, i:i + 1] * b2[..., i:i + 1, :]
+    if xp is np and not dtype.is_complex:
+        # every product in one call, stored k-major (k, ..., n, p), then the loop's sums: each
+        # addend a contiguous block of the loop's shape, so NumPy runs the same inner loops (the
+        # same SIMD/scalar choice: even a NaN's sign, when two meet, comes out alike). A real
+        # product is one rounding whichever loop computes it; a complex one is not (NumPy's
+        # vector loops fuse its multiply-adds), hence the loop for complex
+        nd = max(a2.ndim, b2.ndim)  # (batch dims aligned before k moves to the front)
+        a2, b2 = a2[(None,) * (nd - a2.ndim)], b2[(None,) * (nd - b2.ndim)]
+        rest = tuple(range(nd - 2))
+        products = np.multiply(a2.transpose((nd - 1,) + rest + (nd - 2,))[..., None],
+                               b2.transpose((nd - 2,) + rest + (nd - 1,))[..., None, :],
+                               order="C")
+        acc = products[0]
+        for i in range(1, k):
+            acc = acc + products[i]
+    else:
+        acc = a2[..., :, 0:1] * b2[..., 0:1, :]
+        for i in range(1, k):
+            acc = acc + a2[..., :, i:i + 1] * b2[..., i:i + 1, :]
     if b.ndim == 1:
         acc = acc[..., 0]
     if a.ndim == 1:
@@ -246,6 +263,11 @@ def matmul(self, other):
             _check_mm((1,) + self._array.shape, other._array.shape, self.dtype, other.dtype)
             return _product(self, other, "addmm_impl_cpu_")
         return mm.kernel(self, other)
+    s1, s2 = self._array.shape, other._array.shape
+    if d1 >= 3 and d2 >= 3 and s1[:-2] == s2[:-2] and s1[-1] == s2[-2] \
+            and self.dtype is other.dtype and self.dtype is not D.bool:
+        # a bmm over equal batch dims (no fold, no broadcast) whose checks pass
+        return _product(self, other, "bmm")
     kernel_name = _check_matmul(self, other)
     a = self._array
     if d2 == 2 and a.flags.c_contiguous:
@@ -407,17 +429,31 @@ def linear(input, weight, bias):
     """torch's composite: addmm for 2-d (and contiguous 3-d) input with bias, else matmul then an
     in-place add of the bias (whose broadcast and cast rules then apply)."""
     a, wa = input._array, weight._array
-    if bias is not None and wa.ndim == 2 and bias._array.ndim == 1 \
-            and input.dtype is weight.dtype is bias.dtype and input.dtype is not D.bool \
-            and (a.ndim == 2 or a.ndim == 3) \
-            and a.shape[-1] == wa.shape[1] and bias._array.shape[0] == wa.shape[0]:
-        # the addmm below with its checks known to pass: one GEMM over the rows, bias added.
-        # A non-contiguous 3-d input takes torch's matmul path instead (its rows copied into a
-        # contiguous matrix, one mm, then the bias added in place): the same arithmetic, and
-        # NumPy's reshape makes the same row-major copy
-        res = xp_of(input).matmul(_fold_rows(a), wa.T)
-        res += bias._array
-        return _fresh(res.reshape(a.shape[:-1] + wa.shape[:1]), input.dtype, input.device)
+    nd = a.ndim
+    dtype = input.dtype
+    if (nd == 2 or nd == 3) and wa.ndim == 2 and a.shape[-1] == wa.shape[1] \
+            and weight.dtype is dtype and dtype is not D.bool:
+        xp = np if input.device.type == "cpu" else xp_of(input)
+        if bias is None:
+            # matmul's mm, or its folded mm for contiguous 3-d input (torch-contiguous: a
+            # weight stride on a size-1 dim would make torch's should_fold refuse)
+            if nd == 2:
+                return _fresh(xp.matmul(a, wa.T), dtype, input.device, True)
+            if input._stride is None and a.flags.c_contiguous:
+                res = xp.matmul(a.reshape(a.shape[0] * a.shape[1], a.shape[2]), wa.T)
+                return _fresh(res.reshape(a.shape[:2] + wa.shape[:1]), dtype, input.device, True)
+        elif bias.dtype is dtype and bias._array.ndim == 1 and bias._array.shape[0] == wa.shape[0]:
+            # the addmm below with its checks known to pass: one GEMM over the rows, bias
+            # added. A non-contiguous 3-d input takes torch's matmul path instead (its rows
+            # copied into a contiguous matrix, one mm, then the bias added in place): the same
+            # arithmetic, and NumPy's reshape makes the same row-major copy
+            if nd == 2:
+                res = xp.matmul(a, wa.T)
+                res += bias._array
+                return _fresh(res, dtype, input.device, True)
+            res = xp.matmul(a.reshape(a.shape[0] * a.shape[1], a.shape[2]), wa.T)
+            res += bias._array
+            return _fresh(res.reshape(a.shape[:2] + wa.shape[:1]), dtype, input.device, True)
     wt = _t(weight)
     if bias is not None and (a.ndim == 2 or (a.ndim == 3 and input.is_contiguous())):
         rows = _fold_rows(a)  # a view: 3-d input is folded into rows

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import _fresh, _strided, xp_of
+from .._tensor import Tensor, _fresh, _init, _new, _strided, contiguous_strides, xp_of
 from .._device import strided
 from ._registry import derivatives, get_packet, op
 from .linalg import _check_bmm, scaled_product
@@ -89,6 +89,14 @@ def _causal_mask(L, S):
     return mask
 
 
+@functools.lru_cache(maxsize=64)
+def _causal_masked_out(L, S):
+    """The positions _causal_mask leaves out (read-only, shared by the kernel's plans)."""
+    mask = ~_causal_mask(L, S)
+    mask.flags.writeable = False
+    return mask
+
+
 def _sdpa_uses_flash(query, key, value, attn_mask, dropout_p, enable_gqa=False):
     """torch's CPU choice of its flash kernel (sdp_utils_cpp.cpp use_flash_attention_cpp): it
     decides the result's layout and, with grad, the graph (nn_sdpa_backends.py)."""
@@ -125,6 +133,10 @@ def _mask_fits_flash(mask, q_shape, k_shape):
     "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor")
 def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale,
                                  enable_gqa):
+    if dropout_p == 0.0 and not enable_gqa:
+        plan = _sdpa_plan(query, key, value, attn_mask, is_causal, scale)
+        if plan is not None:
+            return _sdpa_planned(plan, query, key, value, attn_mask)
     if is_causal and attn_mask is not None and not _sdpa_uses_flash(query, key, value, attn_mask,
                                                                      dropout_p, enable_gqa):
         # (only the math kernel refuses; torch's flash kernel applies both)
@@ -163,6 +175,125 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
                                                        enable_gqa):
         return _laid_out(out, query, xp)  # (a contiguous query gives a contiguous result anyway)
     return _fresh(out, query.dtype, query.device)
+
+
+# -- the kernel's fast path: a plan per call signature ---------------------------------------------
+# A model calls attention with the same shapes, layouts and flags every time: what the general
+# path above derives from them (the checks, the scale, the causal mask, flash's output layout) is
+# derived once into a plan. The arithmetic is the general path's, step for step (the same matmul
+# calls on the same arrays, the same ufuncs), done in place on the fresh scores array; the product
+# with v is written straight into the flash layout's memory (BLAS writes each element alike
+# whatever the output's row stride).
+
+_PLANS = {}  # call signature -> plan tuple, or False: not covered (the general path runs)
+_FAST_DTYPES = (D.float32, D.float64)
+
+
+def _sdpa_plan(query, key, value, attn_mask, is_causal, scale):
+    """The plan for this call's signature (made on first sight), or None: the general path."""
+    if scale is not None and scale == 0.0:
+        return None  # (0.0 and -0.0 are one key)
+    if attn_mask is None:
+        sig = (query.dtype, key.dtype, value.dtype, query._array.shape, key._array.shape,
+               value._array.shape, query._stride, key._stride, value._stride, is_causal, scale,
+               query.device)
+    else:
+        sig = (query.dtype, key.dtype, value.dtype, query._array.shape, key._array.shape,
+               value._array.shape, query._stride, key._stride, value._stride, is_causal, scale,
+               query.device, attn_mask.dtype, attn_mask._array.shape, attn_mask.requires_grad)
+    plan = _PLANS.get(sig)
+    if plan is None:
+        if len(_PLANS) >= 64:  # (a model has a few; causal plans hold an (L, S) mask)
+            _PLANS.clear()
+        plan = _PLANS[sig] = _make_sdpa_plan(query, key, value, attn_mask, is_causal, scale)
+    return plan or None
+
+
+def _make_sdpa_plan(query, key, value, attn_mask, is_causal, scale):
+    """(scale and -inf as the dtype's scalars, the masked-out causal positions or None, the
+    mask's kind, the row maxima's (rows, S, shape) or None, the flash layout's (memory shape,
+    permutation, torch strides) or None); False when the call is not the common case: CPU,
+    float32/float64, equal batch dims, non-empty, a mask that fits the scores' shape."""
+    q, k, v = query._array, key._array, value._array
+    dtype = query.dtype
+    if not (dtype in _FAST_DTYPES and key.dtype is dtype and value.dtype is dtype
+            and query.device.type == "cpu" and q.ndim >= 2 and q.ndim == k.ndim == v.ndim
+            and q.shape[:-2] == k.shape[:-2] == v.shape[:-2] and q.shape[-1] == k.shape[-1]
+            and k.shape[-2] == v.shape[-2] and q.size and k.size and v.size):
+        return False
+    L, S = q.shape[-2], k.shape[-2]
+    scores_shape = q.shape[:-1] + (S,)
+    mask_kind = None
+    if attn_mask is not None:
+        if is_causal:  # (an error, or flash applying both: the general path)
+            return False
+        m = attn_mask._array
+        if m.ndim > len(scores_shape) or any(
+                d != 1 and d != n for d, n in zip(m.shape[::-1], scores_shape[::-1])):
+            return False  # (the general path broadcasts the scores to the mask's shape)
+        if attn_mask.dtype is D.bool:
+            mask_kind = "bool"
+        elif attn_mask.dtype.is_floating_point and not attn_mask.dtype.is_complex:
+            mask_kind = "float" if attn_mask.dtype is dtype else "cast"
+        else:
+            return False
+    factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    masked_out = _causal_masked_out(L, S) if is_causal else None
+    # NumPy reduces short rows slowly (~50 ns a row); a transposed copy reduced across rows is
+    # faster while rows are short. The maximum is exact whichever the order (a zero maximum's
+    # sign may differ, which no x - max then changes after exp)
+    rows = (math.prod(scores_shape[:-1]), S, scores_shape[:-1] + (1,)) if S <= 32 else None
+    layout = None
+    if query._stride is not None and _sdpa_uses_flash(query, key, value, attn_mask, 0.0):
+        out_shape = q.shape[:-1] + v.shape[-1:]
+        order = sorted(range(q.ndim), key=lambda d: -query.stride()[d])  # (_laid_out's)
+        strides = [0] * q.ndim
+        step = 1
+        for d in reversed(order):
+            strides[d] = step
+            step *= out_shape[d]
+        strides = tuple(strides)
+        layout = (tuple(out_shape[d] for d in order), tuple(order.index(d) for d in range(q.ndim)),
+                  None if strides == contiguous_strides(out_shape) else strides)
+    neg_inf = np.array(-np.inf, dtype.np)
+    neg_inf.flags.writeable = False
+    return dtype.np.type(factor), neg_inf, masked_out, mask_kind, rows, layout
+
+
+def _sdpa_planned(plan, query, key, value, attn_mask):
+    """The general path's arithmetic for a planned call."""
+    factor, neg_inf, masked_out, mask_kind, rows, layout = plan
+    scores = np.matmul(query._array, key._array.swapaxes(-1, -2))
+    scores *= factor
+    if masked_out is not None:
+        np.copyto(scores, neg_inf, where=masked_out)
+    elif mask_kind is not None:
+        m = attn_mask._array
+        if mask_kind == "bool":
+            scores = np.where(m, scores, neg_inf)
+        else:
+            scores += m if mask_kind == "float" else m.astype(neg_inf.dtype)
+    # _safe_softmax, in place
+    if rows is None:
+        m = np.maximum.reduce(scores, axis=-1, keepdims=True)
+        flat = m.reshape(-1)
+    else:
+        n, S, shape = rows
+        flat = np.maximum.reduce(scores.reshape(n, S).T.copy(), axis=0)
+        m = flat.reshape(shape)
+    if math.isfinite(np.dot(flat, flat)):  # every row's max finite (an inf or NaN gives a
+        # non-finite sum of squares; an overflow only sends this call down the general path)
+        scores -= m
+        np.exp(scores, out=scores)
+        scores /= np.add.reduce(scores, axis=-1, keepdims=True)
+    else:
+        scores = _safe_softmax(scores, np)
+    if layout is None:
+        return _fresh(np.matmul(scores, value._array), query.dtype, query.device)
+    memory_shape, inverse, strides = layout
+    out = np.empty(memory_shape, neg_inf.dtype).transpose(inverse)
+    np.matmul(scores, value._array, out=out)
+    return _init(_new(Tensor), out, query.dtype, query.device, strides)
 
 
 def check_sdpa_dtypes(query, key, value):

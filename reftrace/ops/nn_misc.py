@@ -162,10 +162,19 @@ def embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
             "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
             f"Long, Int; but got {legacy_type_name(indices)} instead (while checking arguments for "
             "embedding)")
-    idx = indices._array
+    w, idx = weight._array, indices._array
+    if idx.size and type(idx) is np.ndarray and type(w) is np.ndarray:
+        # take's own bounds check finds the indices past the end (negative ones it would wrap)
+        try:
+            rows = w.take(idx, 0) if np.minimum.reduce(idx, axis=None) >= 0 else None
+        except IndexError:
+            rows = None
+        if rows is None:
+            raise IndexError("index out of range in self")
+        return _fresh(rows, weight.dtype, weight.device, True)
     if idx.size and (idx.min() < 0 or idx.max() >= weight.shape_tuple[0]):
         raise IndexError("index out of range in self")
-    return _fresh(weight._array[idx], weight.dtype, weight.device)
+    return _fresh(w[idx], weight.dtype, weight.device)
 
 
 derivatives(embedding, {"weight": "embedding_backward(grad, indices, weight.shape[0], padding_idx, "

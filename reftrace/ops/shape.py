@@ -819,9 +819,19 @@ def _split_with_sizes(self, sizes, dim):
     if sum(sizes) != a.shape[dim]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {a.shape[dim]} "
                            f"(input tensor's size at dimension {dim}), but got split_sizes={_fmt(sizes)}")
+    return _consecutive_slices(self, dim, sizes)
+
+
+def _consecutive_slices(self, dim, sizes):
+    """slice_view(self, dim, start, start + size, 1) for each size in turn, the sizes known to
+    be non-negative and to sum to the dimension's size (no bounds to clamp): every view keeps
+    self's strides."""
+    a = self._array
+    strides = self.stride()
+    lead = (slice(None),) * dim
     out, start = [], 0
     for s in sizes:
-        out.append(slice_view(self, dim, start, start + s, 1))
+        out.append(_view_of(self, a[lead + (slice(start, start + s),)], strides))
         start += s
     return tuple(out)  # torch's Python binding returns Tensor[] results as tuples
 
@@ -829,7 +839,8 @@ def _split_with_sizes(self, sizes, dim):
 @op("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
     variants=("function", "method"))
 def split(self, split_size, dim):
-    return _split_with_sizes(self, _split_sizes(self, split_size, dim), dim)
+    sizes = _split_sizes(self, split_size, dim)  # (its checks: a dim that exists)
+    return _consecutive_slices(self, _wrap_dim(dim, self._array.ndim), sizes)
 
 
 derivatives(split, {"self": "split_backward(grads, split_size, dim, self.shape, self)"})
@@ -866,7 +877,7 @@ def chunk(self, chunks, dim):
     split_size = (size + chunks - 1) // chunks
     if split_size == 0 and size == 0:  # torch keeps the number of (empty) chunks
         return _split_with_sizes(self, [0] * chunks, dim)
-    return _split_with_sizes(self, _split_sizes(self, split_size, dim), dim)
+    return _consecutive_slices(self, _wrap_dim(dim, a.ndim), _split_sizes(self, split_size, dim))
 
 
 @composite(chunk)
