@@ -39,19 +39,20 @@ def binary(a, b, fn, *, compute=None, out_dtype=None):
             if arr.dtype is dt.np or arr.dtype == dt.np:
                 return _fresh(arr, dt, a.device, nd == 1 and type(fn) is _UFUNC)
             return pointwise_result(arr.astype(dt.np), dt, a.device, (a, b))
-    if b._wrapped and not a._wrapped and compute is None and out_dtype is None \
-            and b.dtype.category <= a.dtype.category \
+    if b._wrapped and not a._wrapped and b.dtype.category <= a.dtype.category \
             and (x.ndim == 1 or (x.ndim > 1 and a._stride is None and 0 not in x.shape
                                  and 1 not in x.shape)):
-        # a tensor and a wrapped number of no higher category (``x * 1.5``, the constants of a
-        # traced chain), as the general path below computes it: a's dtype (result_type's
-        # answer), the number cast to it, and a contiguous result (pointwise_result's rule for a
-        # 1-d or contiguous operand, the number being 0-d; not 0-d: NumPy would return a scalar)
-        dt = a.dtype
-        arr = fn(x, y.astype(dt.np))
-        if arr.dtype != dt.np:
-            arr = arr.astype(dt.np)
-        return _fresh(arr, dt, a.device)
+        # a tensor and a wrapped number of no higher category (``x * 1.5``, ``mask == 0``, the
+        # constants of a traced chain), as the general path below computes it: a's dtype
+        # (result_type's answer) through ``compute``, the number cast to it, and a contiguous
+        # result (pointwise_result's rule for a 1-d or contiguous operand, the number being
+        # 0-d; not 0-d: NumPy would return a scalar)
+        cdt = compute(a.dtype) if compute is not None else a.dtype
+        arr = fn(as_np(a, cdt), y.astype(cdt.np))
+        odt = out_dtype or cdt
+        if arr.dtype != odt.np:
+            arr = arr.astype(odt.np)
+        return _fresh(arr, odt, a.device)
     if x.ndim and y.ndim and x.shape != y.shape:
         broadcast_shapes(x.shape, y.shape)  # torch's error text, before dtype errors
     if b._wrapped and not a._wrapped and b.dtype.category <= a.dtype.category:

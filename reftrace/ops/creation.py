@@ -21,6 +21,7 @@ from .._tensor import _fresh, xp_of_device
 from .casts import (_channels_last_strides, check_device, checked_scalar, layout_strides,
                     new_array, wrap_new)
 from ._registry import op
+from .arithmetic import c_div
 
 _OPTIONS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _LIKE_OPTIONS = _OPTIONS + ", MemoryFormat? memory_format=None"
@@ -141,12 +142,6 @@ def _to_double(x):
     return float(x)
 
 
-def _c_div(a, b):
-    """C++ integer division (truncates toward zero, unlike Python's //)."""
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
 def _arange(start, end, step, dtype, device):
     """RangeFactories.cpp: the length in double (exact int64 arithmetic for int64), then
     ``start + step * i`` in the accumulate type (double for floats, int64 for integers)."""
@@ -169,7 +164,7 @@ def _arange(start, end, step, dtype, device):
         if xstep == 0:
             raise ValueError("step must be nonzero")
         sign = (xstep > 0) - (xstep < 0)
-        size_d = float(_c_div(int(end) - xstart + xstep - sign, xstep))
+        size_d = float(c_div(int(end) - xstart + xstep - sign, xstep))
     else:
         size_d = math.ceil((dend - dstart) / dstep)
     if not 0 <= size_d <= 2 ** 63 - 1:
@@ -182,6 +177,11 @@ def _arange(start, end, step, dtype, device):
 
 @op(f"arange(Scalar end, *, {_OPTIONS}) -> Tensor")
 def arange(end, dtype, layout, device, pin_memory):
+    if type(end) is int and 0 <= end < 2 ** 53 and (dtype is None or dtype is D.int64):
+        # torch.arange(n) (a traced model's positions): _arange's int64 values 0 * 1 + i, as
+        # NumPy counts them; its checks pass, and its length (end in double) is exact below 2**53
+        device, xp = _xp_device(device)
+        return _fresh(xp.arange(end, dtype=np.int64), D.int64, device)
     return _arange(0, end, 1, dtype, device)
 
 
