@@ -175,19 +175,27 @@ def _arange(start, end, step, dtype, device):
     return _fresh(acc.astype(dtype.np, copy=False), dtype, device)
 
 
+def _counted(start, end, dtype, device):
+    """arange(start, end) of ints in int64 (a traced model's positions), or None where that is
+    not the case: _arange's values start + 1 * i, as NumPy counts them. Its checks pass for such
+    bounds, and its length (end - start in double) is exact below 2**53."""
+    if type(start) is int and type(end) is int and (dtype is None or dtype is D.int64) \
+            and -2 ** 53 < start <= end < 2 ** 53:
+        device, xp = _xp_device(device)
+        return _fresh(xp.arange(start, end, dtype=np.int64), D.int64, device)
+    return None
+
+
 @op(f"arange(Scalar end, *, {_OPTIONS}) -> Tensor")
 def arange(end, dtype, layout, device, pin_memory):
-    if type(end) is int and 0 <= end < 2 ** 53 and (dtype is None or dtype is D.int64):
-        # torch.arange(n) (a traced model's positions): _arange's int64 values 0 * 1 + i, as
-        # NumPy counts them; its checks pass, and its length (end in double) is exact below 2**53
-        device, xp = _xp_device(device)
-        return _fresh(xp.arange(end, dtype=np.int64), D.int64, device)
-    return _arange(0, end, 1, dtype, device)
+    counted = _counted(0, end, dtype, device)
+    return counted if counted is not None else _arange(0, end, 1, dtype, device)
 
 
 @op(f"arange.start(Scalar start, Scalar end, *, {_OPTIONS}) -> Tensor")
 def arange_start(start, end, dtype, layout, device, pin_memory):
-    return _arange(start, end, 1, dtype, device)
+    counted = _counted(start, end, dtype, device)
+    return counted if counted is not None else _arange(start, end, 1, dtype, device)
 
 
 @op(f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_OPTIONS}) -> Tensor")
