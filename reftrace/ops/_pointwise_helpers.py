@@ -27,12 +27,16 @@ def binary(a, b, fn, *, compute=None, out_dtype=None):
     x, y = a._array, b._array
     dt = a.dtype
     if dt is b.dtype and compute is None and out_dtype is None and a._stride is None \
-            and b._stride is None and not a._wrapped and not b._wrapped and x.shape == y.shape:
+            and b._stride is None and not a._wrapped and not b._wrapped:
         # the plain case, as the general path below computes it: one dtype (promotion has
-        # nothing to do), contiguous operands of one shape, so a contiguous result
-        # (pointwise_result's rule; not 0-d, where NumPy's ufuncs return scalars)
-        nd = x.ndim
-        if nd == 1 or (nd > 1 and 0 not in x.shape and 1 not in x.shape):
+        # nothing to do), contiguous operands (broadcast ones too: ``x + bias``), so a
+        # contiguous result (pointwise_result's rule; not 0-d, where NumPy's ufuncs return
+        # scalars)
+        shape = x.shape
+        if y.shape != shape:  # (torch's error for shapes that do not broadcast, as below)
+            shape = broadcast_shapes(shape, y.shape) if x.ndim and y.ndim else shape or y.shape
+        nd = len(shape)
+        if nd == 1 or (nd > 1 and 0 not in shape and 1 not in shape):
             arr = fn(x, y)
             # (``is`` first: NumPy hands out one descriptor per builtin dtype, == costs ~100 ns;
             # a ufunc's fresh 1-d result is contiguous, so _fresh need not check)
