@@ -52,7 +52,7 @@ def binary(a, b, fn, *, compute=None, out_dtype=None):
         # result (pointwise_result's rule for a 1-d or contiguous operand, the number being
         # 0-d; not 0-d: NumPy would return a scalar)
         cdt = compute(a.dtype) if compute is not None else a.dtype
-        arr = fn(as_np(a, cdt), y.astype(cdt.np))
+        arr = fn(as_np(a, cdt), as_np(b, cdt))
         odt = out_dtype or cdt
         if arr.dtype != odt.np:
             arr = arr.astype(odt.np)
