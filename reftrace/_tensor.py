@@ -779,12 +779,18 @@ def _strided(array, dtype, device, stride):
 def _view_of(base, array, stride, dtype=None):
     """A view of ``base`` whose data is ``array`` (a numpy/cupy view) and torch strides ``stride``
     (None: the contiguous strides of the array's shape, when the caller knows them to be)."""
-    t = _new(Tensor)
-    root = base._base if base._base is not None else base
     if stride is not None:
         stride = tuple(stride)
         if stride == _array_strides(array.shape):
             stride = None
+    return _view_with(base, array, stride, dtype)
+
+
+def _view_with(base, array, stride, dtype=None):
+    """_view_of for a ``stride`` already in the form a tensor keeps it: a tuple, or None when it
+    is the array's contiguous strides (what view kernels remember for a layout they have seen)."""
+    t = _new(Tensor)
+    root = base._base if base._base is not None else base
     # (_init's assignments, inlined: views are the commonest results after pointwise ones)
     t._array = array
     t.dtype = dtype or base.dtype

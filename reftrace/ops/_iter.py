@@ -7,6 +7,7 @@ reftrace reproduces the rule; NumPy's own "K" order is close but not the same.
 """
 import numpy as np
 
+from ._layout_cache import remembered
 from .._tensor import (_fresh, _is_channels_last, _is_contiguous, _strided, contiguous_strides, xp_of,
                        xp_of_device)
 
@@ -14,10 +15,21 @@ from .._tensor import (_fresh, _is_channels_last, _is_contiguous, _strided, cont
 def broadcast_shapes(*shapes):
     """The broadcast shape as TensorIterator computes it: infer_size folded over the shapes, left
     to right, so a mismatch names the pair and the dimension (the rightmost bad one) torch names."""
+    if len(shapes) == 2:  # (a binary op's question, asked of the same pairs every model call)
+        return _broadcast_pair(*shapes)
+    return _broadcast_shapes(shapes)
+
+
+def _broadcast_shapes(shapes):
     out = ()
     for s in shapes:
         out = out if tuple(s) == out else _infer_size(out, s)
     return tuple(out)
+
+
+@remembered
+def _broadcast_pair(a, b):
+    return _broadcast_shapes((a, b))
 
 
 def _infer_size(a, b):
@@ -36,7 +48,7 @@ def _infer_size(a, b):
 
 def output_strides(shape, tensors):
     """The strides torch gives the output of a pointwise op over ``tensors`` (None: contiguous)."""
-    return strides_for(shape, [(t._array.shape, t.stride()) for t in tensors])
+    return _strides_for(shape, tuple([(t._array.shape, t.stride()) for t in tensors]))
 
 
 def strides_for(shape, layouts):
@@ -102,6 +114,9 @@ def strides_for(shape, layouts):
     return None if strides == contiguous_strides(shape) else strides
 
 
+_strides_for = remembered(strides_for)
+
+
 def channels_last_strides(shape):
     """c10's get_channels_last_strides_2d/_3d: channels fastest, then the spatial dims from the
     last, then the batch. Sizes are multiplied as they are (a size-0 dim zeroes the slower
@@ -165,6 +180,10 @@ def empty_strided_array(xp, shape, strides, np_dtype):
     buf = xp.empty(max(n, 1), dtype=np_dtype)
     itemsize = np.dtype(np_dtype).itemsize
     if xp is np:
+        try:  # (the ndarray constructor: several times cheaper than as_strided)
+            return np.ndarray(shape, buf.dtype, buf, 0, tuple([s * itemsize for s in strides]))
+        except ValueError:  # strides reaching past the dense buffer (empty_strided's own)
+            pass
         return np.lib.stride_tricks.as_strided(buf, shape, [s * itemsize for s in strides])
     return xp.ndarray(shape, dtype=np_dtype, memptr=buf.data, strides=[s * itemsize for s in strides])
 

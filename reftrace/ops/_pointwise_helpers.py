@@ -27,31 +27,36 @@ def binary(a, b, fn, *, compute=None, out_dtype=None):
     x, y = a._array, b._array
     dt = a.dtype
     if dt is b.dtype and compute is None and out_dtype is None and a._stride is None \
-            and b._stride is None and not a._wrapped and not b._wrapped and x.shape == y.shape:
+            and b._stride is None and not a._wrapped and not b._wrapped:
         # the plain case, as the general path below computes it: one dtype (promotion has
-        # nothing to do), contiguous operands of one shape, so a contiguous result
-        # (pointwise_result's rule; not 0-d, where NumPy's ufuncs return scalars)
-        nd = x.ndim
-        if nd == 1 or (nd > 1 and 0 not in x.shape and 1 not in x.shape):
+        # nothing to do), contiguous operands (broadcast ones too: ``x + bias``), so a
+        # contiguous result (pointwise_result's rule; not 0-d, where NumPy's ufuncs return
+        # scalars)
+        shape = x.shape
+        if y.shape != shape:  # (torch's error for shapes that do not broadcast, as below)
+            shape = broadcast_shapes(shape, y.shape) if x.ndim and y.ndim else shape or y.shape
+        nd = len(shape)
+        if nd == 1 or (nd > 1 and 0 not in shape and 1 not in shape):
             arr = fn(x, y)
             # (``is`` first: NumPy hands out one descriptor per builtin dtype, == costs ~100 ns;
             # a ufunc's fresh 1-d result is contiguous, so _fresh need not check)
             if arr.dtype is dt.np or arr.dtype == dt.np:
                 return _fresh(arr, dt, a.device, nd == 1 and type(fn) is _UFUNC)
             return pointwise_result(arr.astype(dt.np), dt, a.device, (a, b))
-    if b._wrapped and not a._wrapped and compute is None and out_dtype is None \
-            and b.dtype.category <= a.dtype.category \
+    if b._wrapped and not a._wrapped and b.dtype.category <= a.dtype.category \
             and (x.ndim == 1 or (x.ndim > 1 and a._stride is None and 0 not in x.shape
                                  and 1 not in x.shape)):
-        # a tensor and a wrapped number of no higher category (``x * 1.5``, the constants of a
-        # traced chain), as the general path below computes it: a's dtype (result_type's
-        # answer), the number cast to it, and a contiguous result (pointwise_result's rule for a
-        # 1-d or contiguous operand, the number being 0-d; not 0-d: NumPy would return a scalar)
-        dt = a.dtype
-        arr = fn(x, y.astype(dt.np))
-        if arr.dtype != dt.np:
-            arr = arr.astype(dt.np)
-        return _fresh(arr, dt, a.device)
+        # a tensor and a wrapped number of no higher category (``x * 1.5``, ``mask == 0``, the
+        # constants of a traced chain), as the general path below computes it: a's dtype
+        # (result_type's answer) through ``compute``, the number cast to it, and a contiguous
+        # result (pointwise_result's rule for a 1-d or contiguous operand, the number being
+        # 0-d; not 0-d: NumPy would return a scalar)
+        cdt = compute(a.dtype) if compute is not None else a.dtype
+        arr = fn(as_np(a, cdt), as_np(b, cdt))
+        odt = out_dtype or cdt
+        if arr.dtype != odt.np:
+            arr = arr.astype(odt.np)
+        return _fresh(arr, odt, a.device)
     if x.ndim and y.ndim and x.shape != y.shape:
         broadcast_shapes(x.shape, y.shape)  # torch's error text, before dtype errors
     if b._wrapped and not a._wrapped and b.dtype.category <= a.dtype.category:

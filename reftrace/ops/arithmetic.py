@@ -13,6 +13,7 @@ This module also holds the helpers the other pointwise families (``pointwise_mat
 ``comparison``) share: ``quiet``, ``dispatch_check``, ``register_binary`` and ``inplace``.
 """
 import functools
+import operator
 import inspect
 import os
 
@@ -151,6 +152,25 @@ def _int64_scalars(a, b):
 def _int64_scalar(value, device):
     """The 0-dim int64 result of fn on two 0-dim int64 arrays (NumPy returns a scalar)."""
     return _fresh(np.asarray(value, np.int64), D.int64, device)
+
+
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def _int64_exact(a, b, exact, fn):
+    """_int64_scalar(fn(x, y)) of two _int64_scalars, computed as ``exact`` on Python ints (a
+    few NumPy 0-dim calls fewer): the same number wherever it fits in int64; where it does not,
+    NumPy's wrapping ``fn`` decides, as before."""
+    r = exact(int(a._array), int(b._array))
+    if _INT64_MIN <= r <= _INT64_MAX:
+        return _fresh(np.asarray(r, np.int64), D.int64, a.device)
+    return _int64_scalar(fn(a._array, b._array), a.device)
+
+
+def c_div(x, y):
+    """C++ integer division (truncates toward zero, unlike Python's //); y nonzero."""
+    q = abs(x) // abs(y)
+    return q if (x < 0) == (y < 0) else -q
 
 
 def inplace(kernel, precheck=False, before=None):
@@ -396,7 +416,7 @@ def mul(self, other):
     if self.dtype.is_complex or other.dtype.is_complex:
         return binary(self, other, _looped_cmul(self, other))
     if _int64_scalars(self, other):
-        return _int64_scalar(np.multiply(self._array, other._array), self.device)
+        return _int64_exact(self, other, operator.mul, np.multiply)
     return binary(self, other, np.multiply)
 
 
@@ -492,7 +512,10 @@ def _div_mode(self, other, rounding_mode):
                            f"but found '{rounding_mode}'")
     fn, check = _ROUNDING[rounding_mode]
     if _int64_scalars(self, other):
-        return _int64_scalar(fn(self._array, other._array), self.device)
+        if not other._array:  # (fn's own check)
+            raise RuntimeError("ZeroDivisionError")
+        # (int64 floor division is NumPy's floor_divide, Python's //; trunc is C's)
+        return _int64_exact(self, other, c_div if rounding_mode == "trunc" else operator.floordiv, fn)
     return binary(self, other, fn, compute=check)
 
 
@@ -504,7 +527,7 @@ def _floor_divide(self, other):
     if _int64_scalars(self, other):  # (_div_mode's floor path, without its wrappers: 6 per
         if not other._array:          # gpt2_block call)
             raise RuntimeError("ZeroDivisionError")
-        return _int64_scalar(np.floor_divide(self._array, other._array), self.device)
+        return _int64_exact(self, other, operator.floordiv, np.floor_divide)
     return _div_mode(self, other, "floor")
 
 

@@ -21,6 +21,7 @@ from .._tensor import _fresh, xp_of_device
 from .casts import (_channels_last_strides, check_device, checked_scalar, layout_strides,
                     new_array, wrap_new)
 from ._registry import op
+from .arithmetic import c_div
 
 _OPTIONS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _LIKE_OPTIONS = _OPTIONS + ", MemoryFormat? memory_format=None"
@@ -141,12 +142,6 @@ def _to_double(x):
     return float(x)
 
 
-def _c_div(a, b):
-    """C++ integer division (truncates toward zero, unlike Python's //)."""
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
 def _arange(start, end, step, dtype, device):
     """RangeFactories.cpp: the length in double (exact int64 arithmetic for int64), then
     ``start + step * i`` in the accumulate type (double for floats, int64 for integers)."""
@@ -169,7 +164,7 @@ def _arange(start, end, step, dtype, device):
         if xstep == 0:
             raise ValueError("step must be nonzero")
         sign = (xstep > 0) - (xstep < 0)
-        size_d = float(_c_div(int(end) - xstart + xstep - sign, xstep))
+        size_d = float(c_div(int(end) - xstart + xstep - sign, xstep))
     else:
         size_d = math.ceil((dend - dstart) / dstep)
     if not 0 <= size_d <= 2 ** 63 - 1:
@@ -180,14 +175,27 @@ def _arange(start, end, step, dtype, device):
     return _fresh(acc.astype(dtype.np, copy=False), dtype, device)
 
 
+def _counted(start, end, dtype, device):
+    """arange(start, end) of ints in int64 (a traced model's positions), or None where that is
+    not the case: _arange's values start + 1 * i, as NumPy counts them. Its checks pass for such
+    bounds, and its length (end - start in double) is exact below 2**53."""
+    if type(start) is int and type(end) is int and (dtype is None or dtype is D.int64) \
+            and -2 ** 53 < start <= end < 2 ** 53:
+        device, xp = _xp_device(device)
+        return _fresh(xp.arange(start, end, dtype=np.int64), D.int64, device)
+    return None
+
+
 @op(f"arange(Scalar end, *, {_OPTIONS}) -> Tensor")
 def arange(end, dtype, layout, device, pin_memory):
-    return _arange(0, end, 1, dtype, device)
+    counted = _counted(0, end, dtype, device)
+    return counted if counted is not None else _arange(0, end, 1, dtype, device)
 
 
 @op(f"arange.start(Scalar start, Scalar end, *, {_OPTIONS}) -> Tensor")
 def arange_start(start, end, dtype, layout, device, pin_memory):
-    return _arange(start, end, 1, dtype, device)
+    counted = _counted(start, end, dtype, device)
+    return counted if counted is not None else _arange(start, end, 1, dtype, device)
 
 
 @op(f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_OPTIONS}) -> Tensor")

@@ -14,10 +14,11 @@ import sys
 import numpy as np
 
 from .._device import MEMORY_FORMATS
-from .._tensor import (_array_strides, _fresh, _strided, _view_of, _wrap_dim, contiguous_strides,
-                       xp_of)
+from .._tensor import (_array_strides, _fresh, _strided, _view_of, _view_with, _wrap_dim,
+                       contiguous_strides, xp_of)
 from ._iter import (channels_last_strides, empty_strided_array, is_non_overlapping_and_dense,
                     output_strides, preserve_strides)
+from ._layout_cache import remembered
 from ._registry import composite, derivatives, op
 
 INT64_MAX = 2 ** 63 - 1
@@ -48,9 +49,10 @@ def _restride(array, shape, strides):
     return xp.lib.stride_tricks.as_strided(array, shape, bstrides)
 
 
-def _view(t, shape, strides):
-    """A view of t with torch's ``shape``/``strides`` (same first element)."""
-    return _view_of(t, _restride(t._array, tuple(shape), strides), strides)
+def _kept(shape, strides):
+    """``strides`` as a tensor keeps them: a tuple, or None when contiguous for ``shape``."""
+    strides = tuple(strides)
+    return None if strides == contiguous_strides(shape) else strides
 
 
 def _infer_size(shape, numel):
@@ -111,10 +113,9 @@ def compute_stride(oldshape, oldstride, newshape):
 def _viewed(self, shape):
     """(shape with -1 resolved, self viewed as it -- or None where torch's computeStride refuses)."""
     a = self._array
-    shape = _infer_size(shape, a.size)
+    shape, strides, kept = _view_layout(a.shape, self._stride, tuple(shape))
     if self._stride is None:  # contiguous: NumPy reshapes it without a copy, contiguously
-        return shape, _view_of(self, a.reshape(shape), None)
-    strides = _strides_for_view(a.shape, self._stride, shape)
+        return shape, _view_with(self, a.reshape(shape), None)
     if strides is None:
         return shape, None
     if type(a) is np.ndarray:
@@ -122,24 +123,28 @@ def _viewed(self, shape):
         # the same elements; NumPy may stride size-1 dimensions differently, which reads nothing);
         # it is several times cheaper than rebuilding the array from its base in _restride
         try:
-            return shape, _view_of(self, a.reshape(shape, copy=False), strides)
+            return shape, _view_with(self, a.reshape(shape, copy=False), kept)
         except ValueError:
             pass
-    return shape, _view(self, shape, strides)
+    return shape, _view_with(self, _restride(a, shape, strides), kept)
 
 
-_VIEW_STRIDES = {}  # (shape, strides, new shape) -> compute_stride's answer
+@remembered
+def _view_layout(oldshape, oldstride, size):
+    """(size with -1 resolved, computeStride's strides for it -- None where it refuses -- and
+    those strides as the view keeps them); ``oldstride`` None: contiguous."""
+    numel = 1
+    for n in oldshape:
+        numel *= n
+    shape = _infer_size(size, numel)
+    if oldstride is None:
+        return shape, contiguous_strides(shape), None
+    strides = _strides_for_view(oldshape, oldstride, shape)
+    return shape, strides, (None if strides is None else _kept(shape, strides))
 
 
-def _strides_for_view(oldshape, oldstride, newshape):
-    """compute_stride, remembered: a model views the same layouts as the same shapes each call."""
-    key = (oldshape, oldstride, newshape)
-    strides = _VIEW_STRIDES.get(key, False)
-    if strides is False:
-        if len(_VIEW_STRIDES) > 4096:
-            _VIEW_STRIDES.clear()
-        strides = _VIEW_STRIDES[key] = compute_stride(oldshape, oldstride, newshape)
-    return strides
+# compute_stride, remembered: a model views the same layouts as the same shapes each call
+_strides_for_view = remembered(compute_stride)
 
 
 def _view_as_shape(self, shape):
@@ -221,7 +226,7 @@ derivatives(view_dtype, {}, output_differentiability=[False])
 def view(self, size):
     a = self._array
     if self._stride is None:  # _viewed's contiguous case, two calls fewer (x.view(4, -1))
-        return _view_of(self, a.reshape(_infer_size(size, a.size)), None)
+        return _view_with(self, a.reshape(_view_layout(a.shape, None, tuple(size))[0]), None)
     return _view_as_shape(self, size)
 
 
@@ -321,7 +326,12 @@ def _flatten_composite(self, start_dim, end_dim):
 @op("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
     variants=("function", "method"))
 def unflatten(self, dim, sizes):
-    shape = self._array.shape
+    return _view_as_shape(self, _unflattened(self._array.shape, dim, tuple(sizes)))
+
+
+@remembered
+def _unflattened(shape, dim, sizes):
+    """unflatten's new shape, or torch's error."""
     dim = _wrap_dim(dim, len(shape))
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
@@ -332,7 +342,7 @@ def unflatten(self, dim, sizes):
             raise
         raise RuntimeError(f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the size "
                            f"of dim {dim} ({shape[dim]}) in the input tensor") from None
-    return _view_as_shape(self, shape[:dim] + sizes + shape[dim + 1:])
+    return shape[:dim] + sizes + shape[dim + 1:]
 
 
 @composite(unflatten)
@@ -348,12 +358,27 @@ def _unflatten_composite(self, dim, sizes):
 def _squeezed(self, dims):
     """The view without the size-1 dims among ``dims`` (wrapped, a set)."""
     a = self._array
-    keep = [d for d in range(a.ndim) if not (d in dims and a.shape[d] == 1)]
-    if len(keep) == a.ndim:
-        return a, self.stride()
-    strides = self.stride()
-    drop = tuple(d for d in range(a.ndim) if d not in keep)
-    return a.squeeze(drop), tuple(strides[d] for d in keep)
+    drop, strides = _squeeze_plan(a.shape, self.stride(), dims)
+    return (a.squeeze(drop) if drop else a), strides
+
+
+def _squeeze_plan(shape, strides, dims):
+    """(the dims squeeze drops, the strides it keeps) of a layout: the size-1 dims among
+    ``dims`` (wrapped, a set)."""
+    keep = [d for d in range(len(shape)) if not (d in dims and shape[d] == 1)]
+    if len(keep) == len(shape):
+        return (), strides
+    return tuple(d for d in range(len(shape)) if d not in keep), tuple(strides[d] for d in keep)
+
+
+@remembered
+def _squeeze_dim_layout(shape, stride, dim):
+    """squeeze.dim's (dropped dims, strides as the view keeps them) of a layout."""
+    drop, strides = _squeeze_plan(shape, stride or contiguous_strides(shape),
+                                  {_wrap_dim(dim, len(shape))})
+    if not drop:
+        return drop, stride
+    return drop, _kept(tuple(n for d, n in enumerate(shape) if d not in drop), strides)
 
 
 def dim_list_to_bitset(dims, ndim):
@@ -375,7 +400,7 @@ def _set_meta(self, pair):
     """In-place view ops (squeeze_, t_ ...) change self's metadata, not its data."""
     array, strides = pair
     self._array = array
-    self._stride = None if tuple(strides) == contiguous_strides(array.shape) else tuple(strides)
+    self._stride = None if strides is None else _kept(array.shape, strides)
     return self
 
 
@@ -389,7 +414,9 @@ derivatives(squeeze, {"self": "unsqueeze_to(grad, self.shape)"})
 
 @op("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", variants=("function", "method"))
 def squeeze_dim(self, dim):
-    return _view_of(self, *_squeezed(self, {_wrap_dim(dim, self._array.ndim)}))
+    a = self._array
+    drop, strides = _squeeze_dim_layout(a.shape, self._stride, dim)
+    return _view_with(self, a.squeeze(drop) if drop else a, strides)
 
 
 derivatives(squeeze_dim, {"self": "unsqueeze_to(grad, dim, self.shape)"})
@@ -429,16 +456,24 @@ derivatives(squeeze__dims, {"self": "unsqueeze_to(grad, dim, self.shape)"})
 
 def _unsqueezed(self, dim):
     a = self._array
-    dim = _wrap_dim(dim, a.ndim + 1)
-    strides = list(self.stride())
+    index, strides = _unsqueeze_layout(a.shape, self._stride, dim)
+    return a[index], strides
+
+
+@remembered
+def _unsqueeze_layout(shape, stride, dim):
+    """unsqueeze's (NumPy index adding the dim, strides as the view keeps them) of a layout."""
+    ndim = len(shape)
+    dim = _wrap_dim(dim, ndim + 1)
+    strides = list(stride or contiguous_strides(shape))
     # torch: the new dim's stride is size*stride of the dim it precedes (1 at the end)
-    strides.insert(dim, a.shape[dim] * strides[dim] if dim < a.ndim else 1)
-    return a[(slice(None),) * dim + (None,)], strides
+    strides.insert(dim, shape[dim] * strides[dim] if dim < ndim else 1)
+    return (slice(None),) * dim + (None,), _kept(shape[:dim] + (1,) + shape[dim:], strides)
 
 
 @op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", variants=("function", "method"))
 def unsqueeze(self, dim):
-    return _view_of(self, *_unsqueezed(self, dim))
+    return _view_with(self, *_unsqueezed(self, dim))
 
 
 derivatives(unsqueeze, {"self": "grad.squeeze(dim)"})
@@ -453,19 +488,28 @@ derivatives(unsqueeze_, {"self": "grad.squeeze(dim)"})
 
 
 def _transposed(self, dim0, dim1):
+    """(the transposed array, its strides as the view keeps them)."""
     a = self._array
     if a.ndim == 0:  # t() of a 0-dim tensor: itself (0 and -1 both name its one pseudo-dim)
         _wrap_dim(dim0, 1), _wrap_dim(dim1, 1)
-        return a, []
-    d0, d1 = _wrap_dim(dim0, a.ndim), _wrap_dim(dim1, a.ndim)
-    strides = list(self.stride())
+        return a, None
+    d0, d1, strides = _transpose_layout(a.shape, self._stride, dim0, dim1)
+    return a.swapaxes(d0, d1), strides
+
+
+@remembered
+def _transpose_layout(shape, stride, dim0, dim1):
+    """transpose's (wrapped dims, strides as the view keeps them) of a layout of >= 1 dims."""
+    d0, d1 = _wrap_dim(dim0, len(shape)), _wrap_dim(dim1, len(shape))
+    shape, strides = list(shape), list(stride or contiguous_strides(shape))
     strides[d0], strides[d1] = strides[d1], strides[d0]
-    return (a.swapaxes(d0, d1) if a.ndim else a), strides
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    return d0, d1, _kept(tuple(shape), strides)
 
 
 @op("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", variants=("function", "method"))
 def transpose(self, dim0, dim1):
-    return _view_of(self, *_transposed(self, dim0, dim1))
+    return _view_with(self, *_transposed(self, dim0, dim1))
 
 
 derivatives(transpose, {"self": "grad.transpose(dim0, dim1)"})
@@ -487,7 +531,7 @@ def _t_check(self, name):
 
 @op("t(Tensor(a) self) -> Tensor(a)", variants=("function", "method"))
 def t(self):
-    return _view_of(self, *_transposed(self, *_t_check(self, "t")))
+    return _view_with(self, *_transposed(self, *_t_check(self, "t")))
 
 
 derivatives(t, {"self": "grad.t()"})
@@ -504,16 +548,24 @@ derivatives(t_, {"self": "grad.t()"})
 @op("permute(Tensor(a) self, int[] dims) -> Tensor(a)", variants=("function", "method"))
 def permute(self, dims):
     a = self._array
-    if len(dims) != a.ndim:
+    dims, strides = _permute_layout(a.shape, self._stride, tuple(dims))
+    return _view_with(self, a.transpose(dims), strides)
+
+
+@remembered
+def _permute_layout(shape, stride, dims):
+    """permute's (wrapped dims, strides as the view keeps them) of a layout, or torch's error."""
+    ndim = len(shape)
+    if len(dims) != ndim:
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
-            f"of the desired ordering of dimensions i.e. input.dim() = {a.ndim} is not equal to "
+            f"of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal to "
             f"len(dims) = {len(dims)}")
-    dims = [_wrap_dim(d, a.ndim) for d in dims]
+    dims = tuple([_wrap_dim(d, ndim) for d in dims])
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    strides = self.stride()
-    return _view_of(self, a.transpose(dims), [strides[d] for d in dims])
+    strides = stride or contiguous_strides(shape)
+    return dims, _kept(tuple(shape[d] for d in dims), [strides[d] for d in dims])
 
 
 derivatives(permute, {"self": "permute_backwards(grad, dims)"})
@@ -602,15 +654,25 @@ derivatives(alias, {"self": "grad"})
 
 def expand_to(self, size):
     """expand's kernel: size-1 and new leading dims get stride 0 (no data is copied)."""
-    a = self._array
-    size = list(size)
+    a, size = self._array, tuple(size)
     if len(size) < a.ndim:
         raise RuntimeError(
             f"expand(torch.{self.dtype.ir_name}Tensor"
             f"{{{_fmt(a.shape)}}}, size={_fmt(size)}): the number of sizes provided ({len(size)}) "
             f"must be greater or equal to the number of dimensions in the tensor ({a.ndim})")
-    strides_in = self.stride()
-    lead = len(size) - a.ndim
+    size, strides, kept = _expand_layout(a.shape, self._stride, size)
+    if size == a.shape:
+        return _view_with(self, a[...], kept)
+    return _view_with(self, _restride(a, size, strides), kept)
+
+
+@remembered
+def _expand_layout(shape, stride, size):
+    """expand's (sizes, strides, those strides as the view keeps them) of a layout of no more
+    dims than ``size`` has, or torch's error."""
+    strides_in = stride or contiguous_strides(shape)
+    size = list(size)
+    lead = len(size) - len(shape)
     strides = [0] * len(size)
     for i, target in enumerate(size):
         if i < lead and target < 0:
@@ -625,7 +687,7 @@ def expand_to(self, size):
             after = size[i + 1] * strides[i + 1] if i + 1 < len(size) else 0
             strides[i] = after if target == 1 else 0
             continue
-        have = a.shape[i - lead]
+        have = shape[i - lead]
         if target == -1:
             target = size[i] = have
         if have == target:
@@ -633,10 +695,9 @@ def expand_to(self, size):
         elif have != 1:
             raise RuntimeError(
                 f"The expanded size of the tensor ({target}) must match the existing size ({have}) at "
-                f"non-singleton dimension {i}.  Target sizes: {_fmt(size)}.  Tensor sizes: {_fmt(a.shape)}")
-    if tuple(size) == a.shape:
-        return _view_of(self, a[...], strides)
-    return _view(self, size, strides)
+                f"non-singleton dimension {i}.  Target sizes: {_fmt(size)}.  Tensor sizes: {_fmt(shape)}")
+    size = tuple(size)
+    return size, tuple(strides), _kept(size, strides)
 
 
 @op("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", variants=("method",))
