@@ -216,36 +216,63 @@ derivatives(elu, {"self": "elu_backward(grad, alpha, scale, input_scale, False, 
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _SQRT_HALF = math.sqrt(0.5)
+# gelu's constants as operands: Python numbers (each NumPy call converts them to the array's
+# type), and for float64 arrays the same values as 0-d float64 arrays, which NumPy takes as they
+# are (~0.4 us less a call). Only ever with float64 arrays: next to a float32 one a 0-d float64
+# array would promote the result.
+_GELU_PY = (0.044715, _SQRT_2_OVER_PI, 1, 0.5, _SQRT_HALF)
+_GELU_F64 = tuple(np.array(v, np.float64) for v in _GELU_PY)
 
 
 @op('gelu(Tensor self, *, str approximate="none") -> Tensor', variants=())
 def gelu(self, approximate):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
+    dt, a = self.dtype, self._array
+    if (dt is D.float32 or dt is D.float64) and type(a) is np.ndarray and a.ndim:
+        # _smooth's steps without its generality: float32 is widened into a float64 array of
+        # our own, which then holds the result
+        x = a.astype(np.float64) if dt is D.float32 else a
+        kernel = _gelu_tanh if approximate == "tanh" else _gelu_erf
+        arr = run_quiet(kernel, x, x if x is not a else None, _GELU_F64)
+        return _like_input(arr.astype(dt.np, copy=False), self)
 
     def fn(x):
-        if approximate == "tanh" and x.ndim:
-            # the expression below step by step, in place (the same operations in the same order,
-            # so the same roundings, without a temporary array per step)
-            t = 0.044715 * x
-            t *= x
-            t *= x
-            t += x
-            t *= _SQRT_2_OVER_PI
-            np.tanh(t, out=t)
-            t += 1
-            out = 0.5 * x
-            out *= t
-            return out
-        if approximate == "tanh":
+        if approximate == "tanh" and not x.ndim:  # (NumPy's 0-dim results are scalars: no out=)
             return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
-        # torch's formula (not erfc's): 1 + erf(...) underflows to 0 for very negative x there
-        # too; 0.5 * x * (1 + erf) with the sums and products in place (each the same rounding)
-        r = _erf(x * _SQRT_HALF)
-        r += 1
-        r *= 0.5 * x
-        return r
+        return (_gelu_tanh if approximate == "tanh" else _gelu_erf)(x, None, _GELU_PY)
     return _smooth(self, "GeluKernelImpl", fn)
+
+
+def _gelu_tanh(x, out, consts):
+    """0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x * x * x))) step by step, in place
+    (the same operations in the same order, so the same roundings, without a temporary array
+    per step); the result is written into ``out`` (x itself when it is ours) or a new array."""
+    kappa, beta, one, half, _ = consts
+    t = np.multiply(kappa, x)
+    t *= x
+    t *= x
+    t += x
+    t *= beta
+    np.tanh(t, out=t)
+    t += one
+    out = np.multiply(half, x, out=out)
+    out *= t
+    return out
+
+
+def _gelu_erf(x, out, consts):
+    """torch's formula 0.5 * x * (1 + erf(x * sqrt(0.5))) (not erfc's: 1 + erf(...) underflows
+    to 0 for very negative x there too), the sums and products in place (each the same
+    rounding)."""
+    _, _, one, half, sqrt_half = consts
+    r = _erf(np.multiply(x, sqrt_half))
+    r += one
+    if out is None:
+        r *= np.multiply(half, x)
+    else:
+        r *= np.multiply(half, x, out=out)
+    return r
 
 
 derivatives(gelu, {"self": "gelu_backward(grad, self, approximate=approximate)"})
@@ -348,6 +375,8 @@ _ERF_ONES = (np.arange(_ERF_SEGMENTS + 1) >= _ERF_SMALL).astype(np.float64)  # p
 
 def _erf(x):
     """erf of a float64 (or float32) array, to float64 precision."""
+    if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.ndim:
+        return _erf_float64(x)
     if np.ndim(x) == 0:  # (NumPy's 0-dim results are scalars: no out=, no masks)
         return _erf(np.reshape(x, 1)).reshape(())
     coefs = _erf_table()
@@ -371,6 +400,44 @@ def _erf(x):
     return np.copysign(r, x, out=r)
 
 
+_FLOAT64 = np.dtype(np.float64)
+# _erf_float64's scalars, as 0-d float64 arrays (NumPy converts a Python float on every call)
+_ERF_CONSTS = tuple(np.array(v, np.float64) for v in (_ERF_END, _ERF_SEGMENTS / _ERF_END, 2, 1))
+
+
+def _erf_float64(x):
+    """_erf's arithmetic for a float64 array, bit for bit, in fewer and cheaper NumPy calls:
+    the scalars are 0-d float64 arrays, the segment's fraction is s - trunc(s) (what s - seg
+    computes, without converting seg back), and erfc's 1 is added as floor(min(|x|, 1)), which
+    is 1 from segment _ERF_SMALL on (|x| >= 1) and 0 below."""
+    end, scale, two, one = _ERF_CONSTS
+    rows = _erf_rows()
+    ax = np.abs(x)
+    s = np.fmin(ax, end)
+    s *= scale
+    whole = np.trunc(s)
+    s -= whole
+    s *= two
+    s -= one
+    seg = whole.astype(np.intp)
+    r = rows[0].take(seg, mode="clip")
+    c = np.empty_like(r)
+    for row in rows[1:]:
+        r *= s
+        r += row.take(seg, out=c, mode="clip")
+    np.minimum(ax, one, out=ax)
+    r *= ax
+    r += np.floor(ax, out=ax)
+    r[np.isnan(x)] = np.nan
+    return np.copysign(r, x, out=r)
+
+
+@functools.lru_cache(maxsize=None)
+def _erf_rows():
+    """_erf_table's rows (the coefficients of each power), as a tuple of 1-d arrays."""
+    return tuple(_erf_table())
+
+
 # -- softmax --------------------------------------------------------------------------------------
 
 def _softmax_impl(self, dim, half_to_float, log):
@@ -387,11 +454,29 @@ def _softmax_impl(self, dim, half_to_float, log):
         kind = "lastdim_" if dim == max(ndim, 1) - 1 else ""
         raise not_implemented(f"{name}_{kind}kernel_impl", dt)
     a = self._array
+    if (dt is D.float32 or dt is D.float64) and type(a) is np.ndarray and ndim:
+        # float32 is widened into a float64 array of our own, which then holds the result
+        x = a.astype(np.float64) if dt is D.float32 else a
+        arr = run_quiet(_softmax_float64, x, dim, log, x is not a)
+        return _fresh(arr.astype(dt.np, copy=False), dt, self.device)  # (made contiguous there)
     wide = _WIDER.get(dt)
     x = a.astype(wide) if wide is not None else a
     axis = dim if ndim else None
     arr = run_quiet(_softmax_array, x, axis, log, dt, dim == max(ndim, 1) - 1)
     return _fresh(np.asarray(arr, dtype=dt.np), dt, self.device)  # _fresh makes it contiguous
+
+
+def _softmax_float64(x, axis, log, own):
+    """_softmax_array's arithmetic for a float64 array with dims, bit for bit (the same calls
+    on arrays of the same layout), x - max computed in place when ``own`` (x is ours)."""
+    shifted = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True), out=x if own else None)
+    if not log:
+        e = np.exp(shifted, out=shifted)
+        e /= np.add.reduce(e, axis=axis, keepdims=True)
+        return e
+    total = np.add.reduce(np.exp(shifted), axis=axis, keepdims=True)
+    shifted -= np.log(total)
+    return shifted
 
 
 def _softmax_array(x, axis, log, dt, last_dim):
