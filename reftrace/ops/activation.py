@@ -442,23 +442,21 @@ def _erf_rows():
 
 def _softmax_impl(self, dim, half_to_float, log):
     """ATen's _softmax / _log_softmax on CPU."""
-    name = "log_softmax" if log else "softmax"
     if half_to_float:  # the same words for _log_softmax
         raise RuntimeError("softmax with half to float conversion is not supported on CPU")
-    ndim = self._array.ndim
+    a, dt = self._array, self.dtype
+    ndim = a.ndim
     dim = _wrap_dim(dim, ndim)
-    dt = self.dtype
-    if self._array.size == 0:  # torch returns before choosing a kernel: no dtype check
-        return _fresh(self._array.copy(), dt, self.device)
-    if not dt.is_floating_point:
-        kind = "lastdim_" if dim == max(ndim, 1) - 1 else ""
-        raise not_implemented(f"{name}_{kind}kernel_impl", dt)
-    a = self._array
-    if (dt is D.float32 or dt is D.float64) and type(a) is np.ndarray and ndim:
+    if (dt is D.float32 or dt is D.float64) and type(a) is np.ndarray and ndim and a.size:
         # float32 is widened into a float64 array of our own, which then holds the result
         x = a.astype(np.float64) if dt is D.float32 else a
         arr = run_quiet(_softmax_float64, x, dim, log, x is not a)
         return _fresh(arr.astype(dt.np, copy=False), dt, self.device)  # (made contiguous there)
+    if a.size == 0:  # torch returns before choosing a kernel: no dtype check
+        return _fresh(a.copy(), dt, self.device)
+    if not dt.is_floating_point:
+        kind = "lastdim_" if dim == max(ndim, 1) - 1 else ""
+        raise not_implemented(f"{'log_softmax' if log else 'softmax'}_{kind}kernel_impl", dt)
     wide = _WIDER.get(dt)
     x = a.astype(wide) if wide is not None else a
     axis = dim if ndim else None
