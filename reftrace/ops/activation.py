@@ -442,44 +442,30 @@ def _erf_rows():
 
 def _softmax_impl(self, dim, half_to_float, log):
     """ATen's _softmax / _log_softmax on CPU."""
+    name = "log_softmax" if log else "softmax"
     if half_to_float:  # the same words for _log_softmax
         raise RuntimeError("softmax with half to float conversion is not supported on CPU")
-    a, dt = self._array, self.dtype
-    ndim = a.ndim
+    ndim = self._array.ndim
     dim = _wrap_dim(dim, ndim)
-    if (dt is D.float32 or dt is D.float64) and type(a) is np.ndarray and ndim and a.size:
-        # float32 is widened into a float64 array of our own, which then holds the result
-        x = a.astype(np.float64) if dt is D.float32 else a
-        arr = run_quiet(_softmax_float64, x, dim, log, x is not a)
-        return _fresh(arr.astype(dt.np, copy=False), dt, self.device)  # (made contiguous there)
-    if a.size == 0:  # torch returns before choosing a kernel: no dtype check
-        return _fresh(a.copy(), dt, self.device)
+    dt = self.dtype
+    if self._array.size == 0:  # torch returns before choosing a kernel: no dtype check
+        return _fresh(self._array.copy(), dt, self.device)
     if not dt.is_floating_point:
         kind = "lastdim_" if dim == max(ndim, 1) - 1 else ""
-        raise not_implemented(f"{'log_softmax' if log else 'softmax'}_{kind}kernel_impl", dt)
+        raise not_implemented(f"{name}_{kind}kernel_impl", dt)
+    a = self._array
     wide = _WIDER.get(dt)
     x = a.astype(wide) if wide is not None else a
     axis = dim if ndim else None
-    arr = run_quiet(_softmax_array, x, axis, log, dt, dim == max(ndim, 1) - 1)
+    arr = run_quiet(_softmax_array, x, axis, log, dt, dim == max(ndim, 1) - 1, x is not a)
     return _fresh(np.asarray(arr, dtype=dt.np), dt, self.device)  # _fresh makes it contiguous
 
 
-def _softmax_float64(x, axis, log, own):
-    """_softmax_array's arithmetic for a float64 array with dims, bit for bit (the same calls
-    on arrays of the same layout), x - max computed in place when ``own`` (x is ours)."""
-    shifted = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True), out=x if own else None)
-    if not log:
-        e = np.exp(shifted, out=shifted)
-        e /= np.add.reduce(e, axis=axis, keepdims=True)
-        return e
-    total = np.add.reduce(np.exp(shifted), axis=axis, keepdims=True)
-    shifted -= np.log(total)
-    return shifted
-
-
-def _softmax_array(x, axis, log, dt, last_dim):
-    """_softmax_impl's arithmetic on the (widened) array ``x``, in ``dt``'s result type."""
-    shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
+def _softmax_array(x, axis, log, dt, last_dim, own):
+    """_softmax_impl's arithmetic on the (widened) array ``x``, in ``dt``'s result type; ``own``:
+    x is a copy of ours (a widened input), which then holds x - max (one temporary less)."""
+    m = np.maximum.reduce(x, axis=axis, keepdims=True)
+    shifted = np.subtract(x, m, out=x) if own and x.ndim else x - m
     if not log:  # (softmax needs no shifted copy: exp in place, then normalised in place)
         e = np.exp(shifted, out=shifted) if shifted.ndim else np.exp(shifted)
         total = np.add.reduce(e, axis=axis, keepdims=True)
@@ -494,6 +480,9 @@ def _softmax_array(x, axis, log, dt, last_dim):
         half = np.float16
         total = np.log(total.astype(half).astype(np.float32)).astype(half).astype(np.float32)
         return shifted - total
+    if shifted.ndim:
+        shifted -= np.log(total)
+        return shifted
     return shifted - np.log(total)
 
 
