@@ -433,15 +433,13 @@ def _softmax_impl(self, dim, half_to_float, log):
     wide = _WIDER.get(dt)
     x = a.astype(wide) if wide is not None else a
     axis = dim if ndim else None
-    arr = run_quiet(_softmax_array, x, axis, log, dt, dim == max(ndim, 1) - 1, x is not a)
+    arr = run_quiet(_softmax_array, x, axis, log, dt, dim == max(ndim, 1) - 1)
     return _fresh(np.asarray(arr, dtype=dt.np), dt, self.device)  # _fresh makes it contiguous
 
 
-def _softmax_array(x, axis, log, dt, last_dim, own):
-    """_softmax_impl's arithmetic on the (widened) array ``x``, in ``dt``'s result type; ``own``:
-    x is a copy of ours (a widened input), which then holds x - max (one temporary less)."""
-    m = np.maximum.reduce(x, axis=axis, keepdims=True)
-    shifted = np.subtract(x, m, out=x) if own and x.ndim else x - m
+def _softmax_array(x, axis, log, dt, last_dim):
+    """_softmax_impl's arithmetic on the (widened) array ``x``, in ``dt``'s result type."""
+    shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
     if not log:  # (softmax needs no shifted copy: exp in place, then normalised in place)
         e = np.exp(shifted, out=shifted) if shifted.ndim else np.exp(shifted)
         total = np.add.reduce(e, axis=axis, keepdims=True)
@@ -456,9 +454,6 @@ def _softmax_array(x, axis, log, dt, last_dim, own):
         half = np.float16
         total = np.log(total.astype(half).astype(np.float32)).astype(half).astype(np.float32)
         return shifted - total
-    if shifted.ndim:
-        shifted -= np.log(total)
-        return shifted
     return shifted - np.log(total)
 
 
