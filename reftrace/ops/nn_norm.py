@@ -10,6 +10,7 @@ batch_norm in training mode updates running_mean / running_var IN PLACE (torch's
     running_var  = momentum * batch_var_unbiased + (1 - momentum) * running_var
 the batch is normalised with the biased variance.
 """
+import functools
 import math
 
 import numpy as np
@@ -162,9 +163,7 @@ def layer_norm_stats(input, normalized_shape, weight, bias, eps):
         # a model's small rows the NumPy calls and their temporaries are the cost (so the
         # divisor is a 0-d float64 array too: NumPy converts a Python number on every call)
         red = -1 if k == 1 else tuple(range(a.ndim - k, a.ndim))
-        divisor = _COUNTS.get(count)
-        if divisor is None:
-            divisor = _COUNTS[count] = np.array(count, np.float64)
+        divisor = _divisor(count)
         mean = np.add.reduce(a, axis=red, keepdims=True)
         mean /= divisor
         centered = np.subtract(a, mean, out=None if half else a)  # (half's path reads a again)
@@ -184,7 +183,12 @@ def layer_norm_stats(input, normalized_shape, weight, bias, eps):
     return _fresh(centered.astype(input.dtype.np, copy=False), input.dtype, input.device), mean, rstd
 
 
-_COUNTS = {}  # row size -> that count as a 0-d float64 array (the divisor of the row sums)
+@functools.lru_cache(maxsize=64)
+def _divisor(count):
+    """A row size as a 0-d float64 array (the divisor of the row sums; never written)."""
+    return np.array(count, np.float64)
+
+
 _ONE = np.ones((), np.float64)
 
 
