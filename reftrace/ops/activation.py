@@ -384,7 +384,7 @@ def _erf(x):
     if not x.ndim:  # (NumPy's 0-dim results are scalars: no out=, no masks)
         return _erf(x.reshape(1)).reshape(())
     end, scale, two, one = _ERF_FLOAT64 if x.dtype is _FLOAT64 else _ERF_SCALARS
-    rows = _erf_rows()
+    first, rest = _erf_rows()
     ax = np.abs(x)
     s = np.fmin(ax, end)  # (fmin: NaN -> the end)
     s *= scale  # (a power of two: exact, so only x >= 6 reach segment 48)
@@ -394,11 +394,11 @@ def _erf(x):
     s -= one
     seg = whole.astype(np.intp)
     # (mode="clip": seg is in range; NumPy's default mode buffers and checks every index)
-    r = rows[0].take(seg, mode="clip")
-    c = np.empty_like(r)
-    for row in rows[1:]:
+    # (the other powers' coefficients in one gather: a row each)
+    r = first.take(seg, mode="clip")
+    for coefficients in rest.take(seg, axis=1, mode="clip"):
         r *= s
-        r += row.take(seg, out=c, mode="clip")
+        r += coefficients
     # x * g(x) + 0 below 1 (segments below _ERF_SMALL: |x| < 1), -erfc(x) * 1 + 1 from 1 on:
     # the 1 is floor(min(|x|, 1)), 1 exactly from segment _ERF_SMALL on
     np.minimum(ax, one, out=ax)
@@ -410,8 +410,9 @@ def _erf(x):
 
 @functools.lru_cache(maxsize=None)
 def _erf_rows():
-    """_erf_table's rows (the coefficients of each power), as a tuple of 1-d arrays."""
-    return tuple(_erf_table())
+    """_erf_table's first row (the leading coefficients) and the rest (a row per power)."""
+    table = _erf_table()
+    return table[0], np.ascontiguousarray(table[1:])
 
 
 # -- softmax --------------------------------------------------------------------------------------
