@@ -111,6 +111,33 @@ def test_erf_matches_torch_in_float64():
     assert math.copysign(1, activation._erf(np.array([-0.0]))[0]) == -1
 
 
+class GeneralPath(np.ndarray):
+    """An ndarray subclass: gelu's float32/float64 fast path (plain ndarrays only) steps aside for
+    it, so the general path computes the same call."""
+
+
+def test_gelu_fast_path_matches_general_path():
+    # awkward values (signed zeros, NaNs with payloads, infinities, erf's segment ends, overflow
+    # to inf in float32) in several layouts: the fast paths give the general path's bits
+    import reftrace
+    rng = np.random.default_rng(0)
+    odd = np.array([0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-310, 1e300, -1e300, 1.0, -1.0,
+                    6.0, -6.0, 0.125, 5.9999, 3e38, -3e38])
+    payload = np.array([0x7FF8000000001234, 0xFFF4000000000001], np.uint64).view(np.float64)
+    a = np.concatenate([odd, payload, rng.standard_normal(308) * 3,
+                        np.round(rng.standard_normal(57) * 8) / 8]).reshape(6, 2, 32)
+    for dt in ("float32", "float64"):
+        with np.errstate(all="ignore"):
+            base = reftrace.from_numpy(a.astype(dt))
+        for x in (base, base.transpose(0, 2), base[:, :, ::3], base.reshape(384)[:5]):
+            general = x.detach()  # (the same memory and layout: a NaN's sign may follow them)
+            general._array = x._array.view(GeneralPath)
+            for approximate in ("none", "tanh"):
+                ours, theirs = (activation.gelu.kernel(t, approximate) for t in (x, general))
+                assert ours._array.tobytes() == np.asarray(theirs._array).tobytes()
+                assert ours.stride() == theirs.stride()
+
+
 # -- softmax --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dt", ALL_DTYPES)

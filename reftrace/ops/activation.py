@@ -216,36 +216,63 @@ derivatives(elu, {"self": "elu_backward(grad, alpha, scale, input_scale, False, 
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _SQRT_HALF = math.sqrt(0.5)
+# gelu's constants as operands: Python numbers (each NumPy call converts them to the array's
+# type), and for float64 arrays the same values as 0-d float64 arrays, which NumPy takes as they
+# are (~0.4 us less a call). Only ever with float64 arrays: next to a float32 one a 0-d float64
+# array would promote the result.
+_GELU_PY = (0.044715, _SQRT_2_OVER_PI, 1, 0.5, _SQRT_HALF)
+_GELU_F64 = tuple(np.array(v, np.float64) for v in _GELU_PY)
 
 
 @op('gelu(Tensor self, *, str approximate="none") -> Tensor', variants=())
 def gelu(self, approximate):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
+    dt, a = self.dtype, self._array
+    if (dt is D.float32 or dt is D.float64) and type(a) is np.ndarray and a.ndim:
+        # _smooth's steps without its generality: float32 is widened into a float64 array of
+        # our own, which then holds the result
+        x = a.astype(np.float64) if dt is D.float32 else a
+        kernel = _gelu_tanh if approximate == "tanh" else _gelu_erf
+        arr = run_quiet(kernel, x, x if x is not a else None, _GELU_F64)
+        return _like_input(arr.astype(dt.np, copy=False), self)
 
     def fn(x):
-        if approximate == "tanh" and x.ndim:
-            # the expression below step by step, in place (the same operations in the same order,
-            # so the same roundings, without a temporary array per step)
-            t = 0.044715 * x
-            t *= x
-            t *= x
-            t += x
-            t *= _SQRT_2_OVER_PI
-            np.tanh(t, out=t)
-            t += 1
-            out = 0.5 * x
-            out *= t
-            return out
-        if approximate == "tanh":
+        if approximate == "tanh" and not x.ndim:  # (NumPy's 0-dim results are scalars: no out=)
             return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
-        # torch's formula (not erfc's): 1 + erf(...) underflows to 0 for very negative x there
-        # too; 0.5 * x * (1 + erf) with the sums and products in place (each the same rounding)
-        r = _erf(x * _SQRT_HALF)
-        r += 1
-        r *= 0.5 * x
-        return r
+        return (_gelu_tanh if approximate == "tanh" else _gelu_erf)(x, None, _GELU_PY)
     return _smooth(self, "GeluKernelImpl", fn)
+
+
+def _gelu_tanh(x, out, consts):
+    """0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x * x * x))) step by step, in place
+    (the same operations in the same order, so the same roundings, without a temporary array
+    per step); the result is written into ``out`` (x itself when it is ours) or a new array."""
+    kappa, beta, one, half, _ = consts
+    t = np.multiply(kappa, x)
+    t *= x
+    t *= x
+    t += x
+    t *= beta
+    np.tanh(t, out=t)
+    t += one
+    out = np.multiply(half, x, out=out)
+    out *= t
+    return out
+
+
+def _gelu_erf(x, out, consts):
+    """torch's formula 0.5 * x * (1 + erf(x * sqrt(0.5))) (not erfc's: 1 + erf(...) underflows
+    to 0 for very negative x there too), the sums and products in place (each the same
+    rounding)."""
+    _, _, one, half, sqrt_half = consts
+    r = _erf(np.multiply(x, sqrt_half))
+    r += one
+    if out is None:
+        r *= np.multiply(half, x)
+    else:
+        r *= np.multiply(half, x, out=out)
+    return r
 
 
 derivatives(gelu, {"self": "gelu_backward(grad, self, approximate=approximate)"})
@@ -351,32 +378,49 @@ def _erf_table():
     return table
 
 
-_ERF_ONES = (np.arange(_ERF_SEGMENTS + 1) >= _ERF_SMALL).astype(np.float64)  # per segment: 1 - erfc's 1
+_FLOAT64 = np.dtype(np.float64)
+# _erf's scalars: Python numbers (NumPy converts them to the array's type on every call) and, for
+# float64 arrays, the same values as 0-d float64 arrays, which NumPy takes as they are (~0.4 us
+# less a call; next to a float32 array a 0-d float64 one would promote the result)
+_ERF_SCALARS = (_ERF_END, _ERF_SEGMENTS / _ERF_END, 2, 1)
+_ERF_FLOAT64 = tuple(np.array(v, np.float64) for v in _ERF_SCALARS)
 
 
 def _erf(x):
     """erf of a float64 (or float32) array, to float64 precision."""
-    if np.ndim(x) == 0:  # (NumPy's 0-dim results are scalars: no out=, no masks)
-        return _erf(np.reshape(x, 1)).reshape(())
-    coefs = _erf_table()
+    x = np.asarray(x)
+    if not x.ndim:  # (NumPy's 0-dim results are scalars: no out=, no masks)
+        return _erf(x.reshape(1)).reshape(())
+    end, scale, two, one = _ERF_FLOAT64 if x.dtype is _FLOAT64 else _ERF_SCALARS
+    first, rest = _erf_rows()
     ax = np.abs(x)
-    s = np.fmin(ax, _ERF_END)  # (fmin: NaN -> the end)
-    s *= _ERF_SEGMENTS / _ERF_END  # (a power of two: exact, so only x >= 6 reach segment 48)
-    seg = s.astype(np.intp)
-    s -= seg  # the position in the segment, mapped to [-1, 1] (in place: no temporaries)
-    s *= 2
-    s -= 1
+    s = np.fmin(ax, end)  # (fmin: NaN -> the end)
+    s *= scale  # (a power of two: exact, so only x >= 6 reach segment 48)
+    whole = np.trunc(s)
+    s -= whole  # the position in the segment, mapped to [-1, 1] (in place: no temporaries)
+    s *= two
+    s -= one
+    seg = whole.astype(np.intp)
     # (mode="clip": seg is in range; NumPy's default mode buffers and checks every index)
-    r = coefs[0].take(seg, mode="clip")
-    c = np.empty_like(r)
-    for k in range(1, _ERF_DEGREE + 1):
+    # (the other powers' coefficients in one gather: a row each)
+    r = first.take(seg, mode="clip")
+    for coefficients in rest.take(seg, axis=1, mode="clip"):
         r *= s
-        r += coefs[k].take(seg, out=c, mode="clip")
-    # x * g(x) + 0 below 1 (segments below _ERF_SMALL: |x| < 1), -erfc(x) * 1 + 1 from 1 on
-    r *= np.minimum(ax, 1.0)
-    r += _ERF_ONES.take(seg, out=c, mode="clip")
+        r += coefficients
+    # x * g(x) + 0 below 1 (segments below _ERF_SMALL: |x| < 1), -erfc(x) * 1 + 1 from 1 on:
+    # the 1 is floor(min(|x|, 1)), 1 exactly from segment _ERF_SMALL on
+    np.minimum(ax, one, out=ax)
+    r *= ax
+    r += np.floor(ax, out=ax)
     r[np.isnan(x)] = np.nan
     return np.copysign(r, x, out=r)
+
+
+@functools.lru_cache(maxsize=None)
+def _erf_rows():
+    """_erf_table's first row (the leading coefficients) and the rest (a row per power)."""
+    table = _erf_table()
+    return table[0], np.ascontiguousarray(table[1:])
 
 
 # -- softmax --------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ batch_norm in training mode updates running_mean / running_var IN PLACE (torch's
     running_var  = momentum * batch_var_unbiased + (1 - momentum) * running_var
 the batch is normalised with the biased variance.
 """
+import functools
 import math
 
 import numpy as np
@@ -191,33 +192,46 @@ def layer_norm_stats(input, normalized_shape, weight, bias, eps):
     if len(xs) < k or xs[len(xs) - k:] != shape:
         raise RuntimeError(f"Given normalized_shape={sizes(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size{sizes(xs)}")
+    half = input.dtype is D.float16
     a = input._array.astype(np.float64, order="C")  # (a strided input: one copy, row-major)
     count = math.prod(shape)
-    axes = tuple(range(a.ndim - k, a.ndim))
     if count == 0:  # empty rows: np.mean's NaN (and its warning)
+        axes = tuple(range(a.ndim - k, a.ndim))
         mean = _mean(a, axes, count)
         centered = a - mean
         var = _mean(np.square(centered), axes, count)
     else:
         # the same arithmetic as _mean (a sum, then divided by the count), written in place: on
-        # a model's small rows the NumPy calls and their temporaries are the cost
-        red = -1 if k == 1 else axes
+        # a model's small rows the NumPy calls and their temporaries are the cost (so the
+        # divisor is a 0-d float64 array too: NumPy converts a Python number on every call)
+        red = -1 if k == 1 else tuple(range(a.ndim - k, a.ndim))
+        divisor = _divisor(count)
         mean = np.add.reduce(a, axis=red, keepdims=True)
-        mean /= count
-        centered = a - mean
+        mean /= divisor
+        centered = np.subtract(a, mean, out=None if half else a)  # (half's path reads a again)
         var = np.add.reduce(np.square(centered), axis=red, keepdims=True)  # (np.var's steps)
-        var /= count
-    if input.dtype is D.float16:
+        var /= divisor
+    if half:
         return _layer_norm_half(input, a, mean, var, eps, weight, bias)
-    rstd = var + eps
+    rstd = var  # (var is not needed after: 1 / sqrt(var + eps) in its place)
+    rstd += eps
     np.sqrt(rstd, out=rstd)
-    np.divide(1, rstd, out=rstd)
+    np.divide(_ONE, rstd, out=rstd)
     centered *= rstd                                            # (x - mean) * rstd, as ATen
     if weight is not None:
         centered *= weight._array
     if bias is not None:
         centered += bias._array
     return _fresh(centered.astype(input.dtype.np, copy=False), input.dtype, input.device), mean, rstd
+
+
+@functools.lru_cache(maxsize=64)
+def _divisor(count):
+    """A row size as a 0-d float64 array (the divisor of the row sums; never written)."""
+    return np.array(count, np.float64)
+
+
+_ONE = np.ones((), np.float64)
 
 
 def _layer_norm_half(input, a, mean, var, eps, weight, bias):
