@@ -212,29 +212,39 @@ def _call_function(run):
     return call_function
 
 
-_NOT_ON_CLASS = {}  # (class, name) -> whether the class leaves `name` to the instance's tables
+_PLAIN = {}  # class -> {name: whether the class leaves `name` to the instance's tables}
 
 
 def get_attr(obj, name):
     """getattr(obj, name) (the interpreter's GetAttr) without nn.Module's __getattr__ chain for
     a parameter, buffer or submodule: read from its table directly, where ordinary lookup would
-    reach it (not in the instance's __dict__, not defined on its class)."""
-    d = getattr(obj, "__dict__", None)
-    if d is not None and name not in d and "_modules" in d:
+    reach it (not in the instance's __dict__, not defined on its class). A model's call makes
+    dozens of these reads, so the steps are few: no tuple keys, no default arguments."""
+    try:
+        d = obj.__dict__
+    except AttributeError:
+        return getattr(obj, name)
+    if name not in d:
         cls = type(obj)
-        plain = _NOT_ON_CLASS.get((cls, name))
+        names = _PLAIN.get(cls)
+        if names is None:
+            names = _PLAIN[cls] = {}
+        plain = names.get(name)
         if plain is None:
-            plain = _NOT_ON_CLASS[(cls, name)] = not hasattr(cls, name)
+            plain = names[name] = not hasattr(cls, name)
         if plain:  # (nn.Module.__getattr__'s order, without building a tuple of the tables)
-            table = d["_parameters"]
-            if name in table:
-                return table[name]
-            table = d["_buffers"]
-            if name in table:
-                return table[name]
-            table = d["_modules"]
-            if name in table:
-                return table[name]
+            try:
+                table = d["_parameters"]
+                if name in table:
+                    return table[name]
+                table = d["_buffers"]
+                if name in table:
+                    return table[name]
+                table = d["_modules"]
+                if name in table:
+                    return table[name]
+            except KeyError:  # (not a module)
+                pass
     return getattr(obj, name)
 
 
