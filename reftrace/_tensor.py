@@ -544,8 +544,7 @@ class Tensor(_TensorMethods):
         return norm(self, p, dim, keepdim, dtype=dtype)
 
     def __getitem__(self, index: Any) -> Tensor:
-        from ._indexing import getitem
-        return getitem(self, index)
+        return _indexing.getitem(self, index)
 
     def __setitem__(self, index: Any, value: Union[Tensor, Number, complex]) -> None:
         from ._indexing import setitem
@@ -828,3 +827,7 @@ def scalar_to_tensor(value, device=CPU):
     t = _fresh(xp.asarray(value, dtype=dt.np), dt, device)
     t._wrapped = True
     return t
+
+
+# (imported last: the indexing module builds on this one; Tensor.__getitem__ calls it)
+from . import _indexing  # noqa: E402
