@@ -31,6 +31,17 @@ def _unary_overload(packet):
     return fast
 
 
+def _varargs_entry(packet, n):
+    """The varargs method's entry for ``n`` ints (see _method)."""
+    fast = packet.int_varargs(n + 1)
+    if fast is None:
+        return None
+    ov, tail = fast
+    # with no tail, self is the one tensor argument (the other is the int list): dispatch just
+    # calls the kernel when self does not require grad (see _dispatch.PLAIN)
+    return ov, tail, (ov.kernel if not tail else None)
+
+
 def _method(packet):
     at = _self_position(packet)
     call = packet.__call__  # (bound once: calling the packet itself looks __call__ up each time)
@@ -56,24 +67,27 @@ def _method(packet):
             except TypeError as e:
                 raise _registry.method_error(e, packet) from None
     elif varargs:
-        ints = packet.int_varargs
+        # number of varargs -> (overload, its tail defaults, its kernel when dispatch would
+        # just call it) or None: what the packet's search finds for a tensor then ints
+        # (OpPacket._int_varargs), worked out by the first call of each length
+        fasts = {}
 
         def method(self, *args, **kwargs):
-            # x.view(4, -1), x.permute(1, 0): sizes as varargs, the overload the packet's search
-            # would find (OpPacket._int_varargs), without the packet call
-            if args and not kwargs and type(self) is Tensor and type(args[0]) is int:
-                for a in args:
-                    if type(a) is not int:
-                        break
-                else:
-                    fast = ints(len(args) + 1)
-                    if fast is not None:
-                        ov, tail = fast
-                        if not tail and PLAIN[0] and not self.requires_grad:
-                            # (self is the one tensor: the other argument is an int list)
-                            return ov.kernel(self, list(args))  # (see _dispatch.PLAIN)
+            # x.view(4, -1), x.permute(1, 0): sizes as varargs, without the packet call
+            if not kwargs and type(self) is Tensor:
+                fast = fasts.get(len(args))
+                if fast is not None:
+                    for a in args:
+                        if type(a) is not int:
+                            break
+                    else:
+                        ov, tail, kernel = fast
+                        if kernel is not None and PLAIN[0] and not self.requires_grad:
+                            return kernel(self, list(args))  # (see _dispatch.PLAIN)
                         return _registry.dispatch(ov, [self, list(args), *[
                             list(d) if type(d) is list else d for d in tail]])
+                elif args and len(args) not in fasts:
+                    fasts[len(args)] = _varargs_entry(packet, len(args))
             try:
                 return call(self, *args, **kwargs)
             except TypeError as e:

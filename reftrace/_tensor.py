@@ -544,7 +544,8 @@ class Tensor(_TensorMethods):
         return norm(self, p, dim, keepdim, dtype=dtype)
 
     def __getitem__(self, index: Any) -> Tensor:
-        return _indexing.getitem(self, index)
+        from ._indexing import getitem
+        return getitem(self, index)
 
     def __setitem__(self, index: Any, value: Union[Tensor, Number, complex]) -> None:
         from ._indexing import setitem
@@ -827,7 +828,3 @@ def scalar_to_tensor(value, device=CPU):
     t = _fresh(xp.asarray(value, dtype=dt.np), dt, device)
     t._wrapped = True
     return t
-
-
-# (imported last: the indexing module builds on this one; Tensor.__getitem__ calls it)
-from . import _indexing  # noqa: E402
