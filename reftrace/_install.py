@@ -5,6 +5,7 @@ Functions and methods are generated from each op's ``variants`` (as native_funct
 reftrace defines by hand (Python-level functions, like torch's own Python wrappers) win.
 """
 from . import ops
+from ._dispatch import PLAIN
 from .ops import _registry
 from .ops._deprecated import method_wrapper
 from ._tensor import Tensor
@@ -30,19 +31,64 @@ def _unary_overload(packet):
     return fast
 
 
+def _varargs_entry(packet, n):
+    """The varargs method's entry for ``n`` ints (see _method)."""
+    fast = packet.int_varargs(n + 1)
+    if fast is None:
+        return None
+    ov, tail = fast
+    # with no tail, self is the one tensor argument (the other is the int list): dispatch just
+    # calls the kernel when self does not require grad (see _dispatch.PLAIN)
+    return ov, tail, (ov.kernel if not tail else None)
+
+
 def _method(packet):
     at = _self_position(packet)
     call = packet.__call__  # (bound once: calling the packet itself looks __call__ up each time)
     unary = _unary_overload(packet) if at == 0 else None
+    varargs = at == 0 and any(ov.varargs_index == 1 for ov in packet.overloads)
     if unary is not None:
         ov, tail = unary
+        kernel = ov.kernel
+        one = len(tail) == 1  # (a tail of one default spelled out: kernel(*args) packs a tuple)
+        t0 = tail[0] if one else None
+        short = len(tail) <= 1
 
         def method(self, *args, **kwargs):
-            # x.relu(), x.sum(): what the packet's fast path would bind, without the packet
-            # call; dispatched through _registry's name, as every call (tests spy on it)
+            # x.relu(), x.sum(): what the packet's fast path would bind, without the packet call
             if not args and not kwargs and type(self) is Tensor:
+                if PLAIN[0] and short and not self.requires_grad:
+                    # what dispatch does then (see _dispatch.PLAIN), one frame and list fewer
+                    return kernel(self, t0) if one else kernel(self)
+                # dispatched through _registry's name, as every call (tests spy on it)
                 return _registry.dispatch(ov, [self, *tail])
             try:  # (free when nothing raises)
+                return call(self, *args, **kwargs)
+            except TypeError as e:
+                raise _registry.method_error(e, packet) from None
+    elif varargs:
+        # number of varargs -> (overload, its tail defaults, its kernel when dispatch would
+        # just call it) or None: what the packet's search finds for a tensor then ints
+        # (OpPacket._int_varargs), worked out by the first call of each length
+        fasts = {}
+
+        def method(self, *args, **kwargs):
+            # x.view(4, -1), x.permute(1, 0): sizes as varargs, without the packet call
+            if not kwargs and type(self) is Tensor:
+                fast = fasts.get(len(args))
+                if fast is not None:
+                    for a in args:
+                        if type(a) is not int:
+                            break
+                    else:
+                        ov, tail, kernel = fast
+                        if kernel is not None and PLAIN[0] and not self.requires_grad:
+                            return kernel(self, list(args))  # (see _dispatch.PLAIN)
+                        return _registry.dispatch(ov, [self, list(args), *[
+                            list(d) if type(d) is list else d for d in tail]])
+                elif args and len(args) not in fasts:
+                    fasts[len(args)] = _varargs_entry(packet, len(args))
+            try:
                 return call(self, *args, **kwargs)
             except TypeError as e:
                 raise _registry.method_error(e, packet) from None

@@ -28,7 +28,9 @@ def set_bits(t, bits):
     """Give ``t`` the math bits ``bits`` (a view's: its own values are not touched)."""
     if bits:
         t.__dict__["_mbits"] = bits
-        LIVE[0] = True
+        if not LIVE[0]:
+            from ._dispatch import math_bits_live
+            math_bits_live()  # (sets LIVE, and turns the funnel's fast paths off)
     else:
         t.__dict__.pop("_mbits", None)
     return t

@@ -22,6 +22,7 @@ reflected ones); the tracer takes value names from the frame that calls the op, 
 the caller is torch's function, whose locals name nothing: after ``y = x * 1; y **= 2`` the
 graph leaves ``y`` unnamed. Their reftrace equivalents are marked ``python_level`` likewise.
 """
+from ._dispatch import PLAIN
 from ._frames import python_level
 from .ops import PACKETS, _registry
 from ._tensor import Tensor, scalar_to_tensor
@@ -46,15 +47,27 @@ def _binary(name, swap=False):
     # tries that same first overload and converts the number with scalar_to_tensor
     numbers = fast is not None and fast[0].numbers_as_tensors
 
+    ov, tail = fast or (None, ())
+    kernel = ov.kernel if ov is not None else None
+    # (a tail of one default spelled out below: kernel(*args) would pack a tuple per call)
+    one, short = len(tail) == 1, len(tail) <= 1
+    t0 = tail[0] if one else None
+
     def dunder(self, other):
         try:
             if fast is not None and type(self) is Tensor:
-                # what packet(self, other) binds to; dispatched through _registry's name, the
-                # one every call goes through (tests spy on it to see the chosen overload)
+                # what packet(self, other) binds to
                 if type(other) is Tensor:
-                    return _registry.dispatch(fast[0], [self, other, *fast[1]])
+                    if PLAIN[0] and short and not self.requires_grad and not other.requires_grad:
+                        # what dispatch does then (see _dispatch.PLAIN), one frame and list fewer
+                        return kernel(self, other, t0) if one else kernel(self, other)
+                    # dispatched through _registry's name, the one every call goes through
+                    return _registry.dispatch(ov, [self, other, *tail])
                 if numbers and (type(other) is float or type(other) is int):
-                    return _registry.dispatch(fast[0], [self, scalar_to_tensor(other), *fast[1]])
+                    if PLAIN[0] and short and not self.requires_grad:
+                        other = scalar_to_tensor(other)
+                        return kernel(self, other, t0) if one else kernel(self, other)
+                    return _registry.dispatch(ov, [self, scalar_to_tensor(other), *tail])
             return packet(other, self) if swap else packet(self, other)
         except TypeError:
             return NotImplemented

@@ -63,6 +63,7 @@ def test_schemas_are_torchs_verbatim():
 def _chosen(fn, *args):
     """The op overloads a reftrace call dispatches, in order (what a trace would record)."""
     from reftrace.ops import _registry
+    from reftrace._dispatch import observed
     seen, real = [], _registry.dispatch
 
     def spy(op, bound):
@@ -70,7 +71,8 @@ def _chosen(fn, *args):
         return real(op, bound)
     _registry.dispatch = spy
     try:
-        fn(*args)
+        with observed():  # (the entry points' fast paths skip dispatch: every call reaches it)
+            fn(*args)
     finally:
         _registry.dispatch = real
     return seen

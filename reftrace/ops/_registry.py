@@ -455,6 +455,13 @@ class OpPacket:
             return None
         return None
 
+    def int_varargs(self, n):
+        """_int_varargs(n), remembered."""
+        ints = self._ints.get(n, _UNKNOWN)
+        if ints is _UNKNOWN:
+            ints = self._ints[n] = self._int_varargs(n)
+        return ints
+
     def __repr__(self):
         return f"<OpPacket {self.name}>"
 
@@ -484,9 +491,7 @@ class OpPacket:
                     return result if ov.return_type is None else ov.return_type(*result)
             if len(args) > 1 and type(args[1]) is int and type(args[0]) is Tensor:
                 # x.view(4, -1), x.permute(1, 0): sizes given as varargs (see _int_varargs)
-                ints = self._ints.get(len(args), _UNKNOWN)
-                if ints is _UNKNOWN:
-                    ints = self._ints[len(args)] = self._int_varargs(len(args))
+                ints = self.int_varargs(len(args))
                 if ints is not None:
                     for a in args:
                         if type(a) is not int and a is not args[0]:
