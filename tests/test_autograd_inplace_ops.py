@@ -221,6 +221,7 @@ def test_alpha_dropout_training_graph_is_torchs(feature, inplace):
     between the libraries: the gradient is the noise, y = x * noise + b with two values of b)."""
     seen = []
     for m in (torch, reftrace):
+        m.manual_seed(0)  # (each library's own stream: the check below holds for any draw)
         x = m.linspace(-2, 2, 24, dtype=m.float64).reshape(2, 3, 4).requires_grad_()
         name = ("feature_" if feature else "") + "alpha_dropout" + ("_" if inplace else "")
         y = getattr(m, name)(x.clone() if inplace else x, 0.4, True)
@@ -228,7 +229,9 @@ def test_alpha_dropout_training_graph_is_torchs(feature, inplace):
         b = (y.detach() - x.detach() * g).numpy()
         assert len(np.unique(np.round(b, 12))) <= 2
         seen.append((type(y.grad_fn).__name__, _edges(y), type(y.grad_fn.next_functions[0][0]).__name__,
-                     len(np.unique(np.round(g.numpy(), 12)))))
+                     # the noise takes two values, or one when every element (feature) was kept,
+                     # or every one dropped: 6 features at p=0.4 draw that about 1 time in 20
+                     len(np.unique(np.round(g.numpy(), 12))) <= 2))
     assert seen[1] == seen[0]
 
 
