@@ -51,6 +51,14 @@ OPS = {
     "t": lambda x: x[0, 0].t(),
     "broadcast add": lambda x: x + x[:1, :, :1],
     "broadcast mul": lambda x: x[:, :1] * x,
+    # split remembers its views' indices and strides; a same-shape binary op with a strided
+    # operand remembers torch's output layout (and writes the ufunc's result straight into it)
+    "split": lambda x: x.split(2, 1)[-1],
+    "split last": lambda x: x.split(3, -1)[-1],
+    "same-shape add": lambda x: x + x.contiguous(),
+    "same-shape sub": lambda x: x.contiguous() - x.transpose(0, 1).transpose(0, 1),
+    "same-shape mul": lambda x: x * x,
+    "same-shape div float32": lambda x: x.float() / (x.float().contiguous() + 1),
 }
 
 

@@ -8,8 +8,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .._promotion import check_inplace_cast, result_type
-from .._tensor import _fresh, xp_of
-from ._iter import broadcast_shapes, pointwise_result
+from .._tensor import Tensor, _fresh, _init, _new, contiguous_strides, xp_of
+from ._iter import broadcast_shapes, empty_strided_array, pointwise_result, strides_for
+from ._layout_cache import remembered
 
 
 def as_np(t, dtype):
@@ -43,6 +44,19 @@ def binary(a, b, fn, *, compute=None, out_dtype=None):
             if arr.dtype is dt.np or arr.dtype == dt.np:
                 return _fresh(arr, dt, a.device, nd == 1 and type(fn) is _UFUNC)
             return pointwise_result(arr.astype(dt.np), dt, a.device, (a, b))
+    if dt is b.dtype and fn in _EXACT and x.shape == y.shape and compute is None \
+            and out_dtype is None and not a._wrapped and not b._wrapped and type(x) is np.ndarray \
+            and type(y) is np.ndarray and x.ndim > 1 and (dt is D.float32 or dt is D.float64):
+        # two strided operands of one shape and float dtype (``x.transpose(0, 1) + y`` in an
+        # encoder layer), as the general path below computes it: torch's output layout
+        # (remembered per operand layout), the values written straight into it. Only correctly
+        # rounded ufuncs: their values cannot depend on the loop NumPy picks for a layout
+        strides = _same_shape_strides(x.shape, a._stride, b._stride)
+        if strides is None:
+            return _fresh(fn(x, y), dt, a.device)
+        out = empty_strided_array(np, x.shape, strides, dt.np)
+        fn(x, y, out=out)
+        return _init(_new(Tensor), out, dt, a.device, strides)
     if b._wrapped and not a._wrapped and b.dtype.category <= a.dtype.category \
             and (x.ndim == 1 or (x.ndim > 1 and a._stride is None and 0 not in x.shape
                                  and 1 not in x.shape)):
@@ -71,6 +85,21 @@ def binary(a, b, fn, *, compute=None, out_dtype=None):
     if arr.dtype != odt.np:
         arr = arr.astype(odt.np)
     return pointwise_result(arr, odt, a.device, (a, b))
+
+
+_EXACT = (np.add, np.subtract, np.multiply, np.true_divide)  # (== tests identity for ufuncs)
+
+
+@remembered
+def _same_shape_strides(shape, stride_a, stride_b):
+    """pointwise_strides for two operands of ``shape`` with these kept strides (None:
+    contiguous), as a tensor keeps them (None when contiguous)."""
+    layouts = tuple((shape, contiguous_strides(shape) if st is None else st)
+                    for st in (stride_a, stride_b))
+    if 0 not in shape and 1 not in shape and stride_a is None and stride_b is None:
+        return None
+    strides = strides_for(shape, layouts)
+    return None if strides is None or strides == contiguous_strides(shape) else tuple(strides)
 
 
 def unary(a, fn, *, compute=None):

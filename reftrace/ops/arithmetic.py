@@ -13,6 +13,7 @@ This module also holds the helpers the other pointwise families (``pointwise_mat
 ``comparison``) share: ``quiet``, ``dispatch_check``, ``register_binary`` and ``inplace``.
 """
 import functools
+import math
 import operator
 import inspect
 import os
@@ -1029,6 +1030,15 @@ def where_nonzero(condition):
 def _masked_fill_(self, mask, value):
     """Checks in torch's order: a value tensor must be 0-dim, the mask bool, the mask must
     broadcast to self; the value is converted to self's dtype with c10's overflow check."""
+    a = self._array
+    fill = _FLOAT_FILLS.get(self.dtype) if type(value) is float else None
+    if fill is not None and mask.dtype is D.bool and mask._array.shape == a.shape \
+            and type(a) is np.ndarray and (-fill[1] <= value <= fill[1] or not math.isfinite(value)):
+        # a float filled into a float tensor through a bool mask of its shape (an attention
+        # mask's -inf): the checks below pass, and checked_scalar returns the value as it is
+        np.copyto(a, fill[0](value), where=mask._array)
+        self._vc[0] += 1
+        return self
     if not isinstance(value, (int, float, complex)):
         if value._array.ndim != 0:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
@@ -1042,6 +1052,9 @@ def _masked_fill_(self, mask, value):
     xp_of(self).copyto(self._array, fill, where=mask._array)  # writes through views
     self._version += 1
     return self
+
+
+_FLOAT_FILLS = {d: (d.np.type, float(np.finfo(d.np).max)) for d in (D.float32, D.float64)}
 
 
 def _masked_fill(self, mask, value):

@@ -214,7 +214,7 @@ def layer_norm_stats(input, normalized_shape, weight, bias, eps):
     if half:
         return _layer_norm_half(input, a, mean, var, eps, weight, bias)
     rstd = var  # (var is not needed after: 1 / sqrt(var + eps) in its place)
-    rstd += eps
+    rstd += _divisor(eps) if type(eps) is float else eps  # (a 0-d float64: no conversion a call)
     np.sqrt(rstd, out=rstd)
     np.divide(_ONE, rstd, out=rstd)
     centered *= rstd                                            # (x - mean) * rstd, as ATen
@@ -227,7 +227,7 @@ def layer_norm_stats(input, normalized_shape, weight, bias, eps):
 
 @functools.lru_cache(maxsize=64)
 def _divisor(count):
-    """A row size as a 0-d float64 array (the divisor of the row sums; never written)."""
+    """A row size (or eps) as a 0-d float64 array (the divisor of the row sums; never written)."""
     return np.array(count, np.float64)
 
 

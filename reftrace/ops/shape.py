@@ -900,8 +900,28 @@ def _consecutive_slices(self, dim, sizes):
 @op("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
     variants=("function", "method"))
 def split(self, split_size, dim):
+    a = self._array
+    key = (a.shape, self._stride, split_size, dim)
+    plan = _SPLIT_PLANS.get(key) if type(split_size) is int and type(dim) is int else None
+    if plan is not None:  # a layout split before (a model splits the same qkv every call)
+        return tuple([_view_with(self, a[index], stride) for index, stride in plan])
     sizes = _split_sizes(self, split_size, dim)  # (its checks: a dim that exists)
-    return _consecutive_slices(self, _wrap_dim(dim, self._array.ndim), sizes)
+    dim = _wrap_dim(dim, a.ndim)
+    out = _consecutive_slices(self, dim, sizes)
+    if type(split_size) is int and type(a) is np.ndarray:
+        if len(_SPLIT_PLANS) >= 256:
+            _SPLIT_PLANS.clear()
+        # each view's index into the array and its kept strides (_consecutive_slices' answers,
+        # which depend on the shape, strides and arguments only)
+        lead, start, plan = (slice(None),) * dim, 0, []
+        for s, t in zip(sizes, out):
+            plan.append((lead + (slice(start, start + s),), t._stride))
+            start += s
+        _SPLIT_PLANS[key] = tuple(plan)
+    return out
+
+
+_SPLIT_PLANS = {}  # (shape, kept strides, split_size, dim) -> ((index, kept strides) per view)
 
 
 derivatives(split, {"self": "split_backward(grads, split_size, dim, self.shape, self)"})
