@@ -103,11 +103,24 @@ def _clamp(self, lo, hi, name):
 # -- the clamp family -----------------------------------------------------------------------------
 
 _ZEROS = {}  # dtype -> a 0-d zero array of that dtype (relu's limit)
+# the floating dtypes' zeros, made up front: relu's 1-d fast path tells floats by this lookup
+_FLOAT_ZEROS = {dt: np.zeros((), dt.np) for dt in (D.float16, D.float32, D.float64)}
+_ZEROS.update(_FLOAT_ZEROS)
 
 
 @op("relu(Tensor self) -> Tensor", variants=("function", "method"))
 def relu(self):
     arr, dt = self._array, self.dtype
+    zero = _FLOAT_ZEROS.get(dt)
+    if zero is not None and self._stride is None and type(arr) is np.ndarray and arr.ndim == 1:
+        # a contiguous 1-d float tensor (the commonest eager case): _relu_contiguous's small
+        # form and _like_input's result, inlined (each call is ~10% of relu on 16 elements);
+        # the copy is C-contiguous, so _fresh need not check
+        if arr.size < _RELU_BITS_MIN:
+            out = arr.copy()
+            np.putmask(out, arr < zero, zero)
+            return _fresh(out, dt, self.device, True)
+        return _fresh(_relu_contiguous(arr, zero, dt), dt, self.device)
     if (dt.category == 1 or dt.category == 2) and type(arr) is np.ndarray:
         # _clamp(self, 0, None) for integral and floating NumPy data (bool and complex raise
         # there), with the limit as a 0-d zero of self's dtype: comparing with a Python 0 means
