@@ -107,11 +107,12 @@ _ZEROS = {}  # dtype -> a 0-d zero array of that dtype (relu's limit)
 
 def _maximum_is_relu(np_dtype):
     """Whether ``np.maximum(zero, x)`` gives relu's bits (see _clamp: x itself unless x < 0, so
-    -0.0 and every NaN keep their bits) for contiguous 1-d x on this machine. NumPy's SIMD loops
-    (x86's max instructions) do, returning the second operand on a tie and for a NaN; its scalar
-    loop and NEON do not (+0.0 for -0.0), and NumPy documents neither. So relu's fast path is
-    taken only after this check: every class of value at every lane, over the lengths and
-    offsets that select the loop's vector, unrolled and tail parts, agrees bit for bit."""
+    -0.0 and every NaN keep their bits) for 1-d x below _RELU_BITS_MIN elements on this machine.
+    NumPy's x86 loops do (the max instruction returns its second operand on a tie and for a
+    NaN), but NumPy documents maximum as where(x1 >= x2, x1, x2) (+0.0 for -0.0 here), which
+    other builds or CPUs (NEON's max) may follow. So relu's fast path is taken only after this check: every class of value (signed zeros,
+    quiet and signalling NaNs of both signs, infinities, subnormals) at every lane, over the
+    lengths, offsets and strides that select the loop's vector, unrolled and tail parts."""
     uint = {4: np.uint32, 8: np.uint64}[np.dtype(np_dtype).itemsize]
     info = np.finfo(np_dtype)
     bits = info.bits
@@ -123,14 +124,16 @@ def _maximum_is_relu(np_dtype):
                       np_dtype)
     values = np.concatenate([values, np.array(nans, uint).view(np_dtype)])
     # repeating 29 values (prime): each value comes at every lane of every vector width
-    pattern = np.resize(np.concatenate([values, values[:-3]]), 5000)
+    pattern = np.resize(np.concatenate([values, values[:-3]]), 2 * _RELU_BITS_MIN + 8)
     zero = np.zeros((), np_dtype)
     with np.errstate(all="ignore"):  # (the signalling NaNs)
-        return all(_maximum_agrees(pattern[offset:offset + n], zero)
-                   for n in [*range(300), 1000, _RELU_BITS_MIN - 1] for offset in (0, 1, 3))
+        return all(_maximum_agrees(pattern[offset:offset + step * n:step], zero)
+                   for n in [*range(300), 1000, _RELU_BITS_MIN - 1] for offset in (0, 1, 3)
+                   for step in (1, 2))  # (2: NumPy's strided loop, should an array not be dense)
 
 
 def _maximum_agrees(x, zero):
+    """maximum(0, x) and relu's where (the general path's form) give the same bytes."""
     return np.maximum(zero, x).tobytes() == np.where(x < zero, zero, x).tobytes()
 
 
