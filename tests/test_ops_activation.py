@@ -178,17 +178,32 @@ def test_activations_of_views(view):
         check(lambda m, x: (getattr(view(x), name)(0), getattr(view(x), name)(1)), a)
 
 
+def _nans(dt):
+    """NaNs of both signs, quiet and signalling, with payloads (relu keeps their bits)."""
+    info = np.finfo(dt)
+    bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[info.bits // 8]
+    exp, quiet, sign = ((1 << info.nexp) - 1) << info.nmant, 1 << (info.nmant - 1), 1 << (info.bits - 1)
+    return np.array([exp | quiet | 5, exp | 3, sign | exp | quiet | 9, sign | exp | 1], bits).view(dt)
+
+
 @pytest.mark.parametrize("dt", ["float16", "float32", "float64", "int8", "int32", "int64", "uint8"])
 @pytest.mark.parametrize("n", [16, 4095, 4096, 70000])
-def test_relu_bits(dt, n):
-    # relu of a contiguous tensor takes copy+putmask (small), a bit mask (from 4,096 elements) or
+@pytest.mark.parametrize("probe", ["as found", "maximum refused"])
+def test_relu_bits(dt, n, probe, monkeypatch):
+    # relu of a contiguous tensor takes maximum(0, x) (small 1-d float32/float64, where the probe
+    # _maximum_is_relu allows it), copy+putmask (small), a bit mask (from 4,096 elements) or
     # maximum (integers): the same bits as torch's, signed zeros and NaN payloads included
     if torch is None:
         pytest.skip("torch 2.13 (the oracle) is not installed")
     import reftrace
+    from reftrace.ops import activation
+    if probe == "maximum refused":  # what a machine whose maximum is not relu takes
+        monkeypatch.setattr(activation, "_MAXIMUM_ZEROS", {reftrace.float32: None, reftrace.float64: None})
     a = sample((n,), dt, low=-100, high=100, seed=n)
     if a.dtype.kind == "f":
         a[:6] = np.array([-0.0, np.nan, -np.nan, 0.0, -np.inf, np.inf]).astype(dt)
+        if dt != "float16":  # (torch's vectorized half loop widens to float: quiets sNaNs)
+            a[6:10] = _nans(dt)
     for shape in [(n,)] + ([(2, n // 2)] if n % 2 == 0 else []):
         x = a.reshape(shape)
         ours = reftrace.from_numpy(x.copy()).relu()

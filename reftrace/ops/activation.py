@@ -105,9 +105,54 @@ def _clamp(self, lo, hi, name):
 _ZEROS = {}  # dtype -> a 0-d zero array of that dtype (relu's limit)
 
 
+def _maximum_is_relu(np_dtype):
+    """Whether ``np.maximum(zero, x)`` gives relu's bits (see _clamp: x itself unless x < 0, so
+    -0.0 and every NaN keep their bits) for 1-d x below _RELU_BITS_MIN elements on this machine.
+    NumPy's x86 loops do (the max instruction returns its second operand on a tie and for a
+    NaN), but NumPy documents maximum as where(x1 >= x2, x1, x2) (+0.0 for -0.0 here), which
+    other builds or CPUs (NEON's max) may follow. So relu's fast path is taken only after this check: every class of value (signed zeros,
+    quiet and signalling NaNs of both signs, infinities, subnormals) at every lane, over the
+    lengths, offsets and strides that select the loop's vector, unrolled and tail parts."""
+    uint = {4: np.uint32, 8: np.uint64}[np.dtype(np_dtype).itemsize]
+    info = np.finfo(np_dtype)
+    bits = info.bits
+    nans = [(0b11 << (info.nmant - 1)) | 5, (0b10 << (info.nmant - 1)) | 3]  # quiet, signalling
+    exp = ((1 << info.nexp) - 1) << info.nmant
+    nans = [exp | n for n in nans] + [(1 << (bits - 1)) | exp | n for n in nans]  # both signs
+    values = np.array([0.0, -0.0, 1.5, -1.5, np.inf, -np.inf, info.max, -info.max,
+                       info.smallest_subnormal, -info.smallest_subnormal, info.tiny, -info.tiny],
+                      np_dtype)
+    values = np.concatenate([values, np.array(nans, uint).view(np_dtype)])
+    # repeating 29 values (prime): each value comes at every lane of every vector width
+    pattern = np.resize(np.concatenate([values, values[:-3]]), 2 * _RELU_BITS_MIN + 8)
+    zero = np.zeros((), np_dtype)
+    with np.errstate(all="ignore"):  # (the signalling NaNs)
+        return all(_maximum_agrees(pattern[offset:offset + step * n:step], zero)
+                   for n in [*range(300), 1000, _RELU_BITS_MIN - 1] for offset in (0, 1, 3)
+                   for step in (1, 2))  # (2: NumPy's strided loop, should an array not be dense)
+
+
+def _maximum_agrees(x, zero):
+    """maximum(0, x) and relu's where (the general path's form) give the same bytes."""
+    return np.maximum(zero, x).tobytes() == np.where(x < zero, zero, x).tobytes()
+
+
+_MAXIMUM_ZEROS = {}  # float dtype -> its 0-d zero where _maximum_is_relu, else None
+
+
 @op("relu(Tensor self) -> Tensor", variants=("function", "method"))
 def relu(self):
     arr, dt = self._array, self.dtype
+    if self._stride is None and type(arr) is np.ndarray and arr.ndim == 1 \
+            and arr.size < _RELU_BITS_MIN:
+        # a small contiguous 1-d tensor (the commonest eager case): one NumPy call, where this
+        # machine's np.maximum(0, x) is relu (see _maximum_is_relu), not three; its 1-d result
+        # is C-contiguous (from _RELU_BITS_MIN elements _relu_contiguous's bitwise form is faster)
+        zero = _MAXIMUM_ZEROS.get(dt)
+        if zero is None and (dt is D.float32 or dt is D.float64) and dt not in _MAXIMUM_ZEROS:
+            zero = _MAXIMUM_ZEROS[dt] = np.zeros((), dt.np) if _maximum_is_relu(dt.np) else None
+        if zero is not None:
+            return _fresh(np.maximum(zero, arr), dt, self.device, True)
     if (dt.category == 1 or dt.category == 2) and type(arr) is np.ndarray:
         # _clamp(self, 0, None) for integral and floating NumPy data (bool and complex raise
         # there), with the limit as a 0-d zero of self's dtype: comparing with a Python 0 means
@@ -127,8 +172,9 @@ _RELU_BITS_MIN = 4096  # from this many elements the bitwise form beats where's 
 
 def _relu_contiguous(arr, zero, dt):
     """where(x < 0, 0, x) of a contiguous array, by cheaper NumPy calls giving the same bits.
-    NumPy's maximum cannot stand in for floats: its result for NaN (a canonical NaN) and for
-    max(-0.0, 0) is not torch's (x itself); for integers it is the same function."""
+    NumPy's maximum(x, 0) cannot stand in for floats: its result for NaN (a canonical NaN) and
+    for max(-0.0, 0) is not torch's (x itself), and maximum(0, x) is only on some machines (see
+    _maximum_is_relu); for integers it is the same function."""
     if dt.category == 1:
         return np.maximum(arr, zero)
     negative = arr < zero

@@ -414,7 +414,13 @@ derivatives(op("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 @op("mul.Tensor(Tensor self, Tensor other) -> Tensor", variants=("function", "method"))
 @quiet
 def mul(self, other):
-    if self.dtype.is_complex or other.dtype.is_complex:
+    dt = self.dtype
+    if dt is other.dtype and dt.is_floating_point:
+        # one real floating dtype (the commonest eager and traced call): neither the complex
+        # loop nor the int64 scalars below apply, so straight to binary (~15% of x * y on
+        # 16 elements)
+        return binary(self, other, np.multiply)
+    if dt.is_complex or other.dtype.is_complex:
         return binary(self, other, _looped_cmul(self, other))
     if _int64_scalars(self, other):
         return _int64_exact(self, other, operator.mul, np.multiply)

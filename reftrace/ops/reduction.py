@@ -126,6 +126,12 @@ def _sequential_half_product(a, axes, keepdim):
 
 @op("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", variants=("function", "method"))
 def sum_all(self, dtype):
+    a, dt = self._array, self.dtype
+    if dtype is None and (dt is D.float32 or dt is D.float64) and type(a) is np.ndarray:
+        # what _accumulated and _result give a float32/float64 NumPy tensor, without their
+        # dtype and type checks (~20% of x.sum() on 16 elements): add.reduce in its own dtype,
+        # whose scalar becomes a fresh (so contiguous) 0-dim array
+        return _fresh(np.asarray(np.add.reduce(a, None, dt.np, None, False)), dt, self.device, True)
     return _accumulated(self, np.add, None, False, dtype)
 
 
