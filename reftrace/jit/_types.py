@@ -40,6 +40,9 @@ GeneratorType = _Simple("Generator")
 ComplexType = _Simple("complex")
 
 
+_OF = {}  # TensorType.of's shared types, by (dtype, sizes, strides, requires_grad, device)
+
+
 class TensorType(Type):
     __slots__ = ("scalar_type", "sizes", "strides", "requires_grad", "device")
 
@@ -57,8 +60,20 @@ class TensorType(Type):
         (``FloatTensor(requires_grad=0, device=cpu)``)."""
         if tensor.is_nested:
             return cls(tensor.dtype, None, None, bool(tensor.requires_grad), tensor.device)
-        return cls(tensor.dtype, tuple(tensor.shape_tuple), tuple(tensor.stride()),
-                   bool(tensor.requires_grad), tensor.device)
+        # one TensorType per distinct type, shared by every value that has it (types are never
+        # changed in place: setType replaces them): a trace makes one per traced value, each a
+        # long-lived object the garbage collector walks on every full pass
+        device = tensor.device
+        key = (tensor.dtype, tensor.shape_tuple, tensor.stride(), bool(tensor.requires_grad),
+               device.type, device.index)
+        typ = _OF.get(key)
+        if typ is None or cls is not TensorType:
+            typ = cls(key[0], tuple(key[1]), tuple(key[2]), key[3], device)
+            if cls is TensorType:
+                if len(_OF) > 4096:
+                    _OF.clear()
+                _OF[key] = typ
+        return typ
 
     def __str__(self):
         out = "Tensor" if self.scalar_type is None else \

@@ -19,7 +19,7 @@ import weakref
 
 from .. import _dtype as D
 from .._device import _Enum
-from .._dispatch import STATE, run_kernel
+from .._dispatch import STATE, pause_tracer, run_kernel
 from .._frames import _is_internal, user_frame, warn_at_caller, warning_frame
 from .._tensor import Tensor, Size, _wrap_dim, scalar_to_tensor
 from . import _types as T
@@ -204,11 +204,11 @@ class TracingState:
         return result
 
     def run_untraced(self, op, args):
-        STATE.tracer = None
+        pause_tracer(None)
         try:
             return run_kernel(op, args)
         finally:
-            STATE.tracer = self
+            pause_tracer(self)
 
     def _stash_number(self, t, base):
         """aten::Int / aten::ScalarImplicit right after the node producing ``t``."""
