@@ -164,7 +164,14 @@ class TracingState:
         # torch's generated bindings build these while evaluating the C++ call's arguments,
         # which GCC does right to left: separate arguments are stashed last-first (elements
         # of one int list stay in order)
-        for i in range(len(args) - 1, -1, -1):
+        slots = _STASH_SLOTS.get(op)
+        if slots is None:
+            if len(_STASH_SLOTS) > 4096:
+                _STASH_SLOTS.clear()
+            slots = _STASH_SLOTS[op] = _stash_slots(schema_args)
+        for i in slots:
+            if i >= len(args):
+                continue
             a = args[i]
             if type(a) is list and a and schema_args[i].type.is_int_list:
                 if any(isinstance(e, Tensor) for e in a):
@@ -190,11 +197,16 @@ class TracingState:
             return _SPECIAL[op.qualified](self, op, args, frame, loc)
 
         # 2. inputs (constants are inserted before the node, as addInputs does)
-        inputs = [self._materialize(a, sa.type, frame, loc, stash.get(i) if stash else None)
-                  for i, (a, sa) in enumerate(zip(args, schema_args))]
-        node = self.graph.create(name, inputs, node_op)
+        materialize = self._materialize
+        if stash:
+            inputs = [materialize(a, sa.type, frame, loc, stash.get(i))
+                      for i, (a, sa) in enumerate(zip(args, schema_args))]
+        else:
+            inputs = [materialize(a, sa.type, frame, loc, None) for a, sa in zip(args, schema_args)]
+        g = self.graph
+        node = g.create(name, inputs, node_op)
         node.source = loc
-        self.graph.append(node)
+        g.append(node)
         if self.force_outplace and op.schema.is_inplace:
             self._warn_live_references(op.name.split("::")[1], args[0])
         # 3. run the kernel untraced
@@ -486,6 +498,17 @@ def _baked_value(t, kind):
 def get_backend_host(t):
     from reftrace_backends import get_backend
     return get_backend(t.device.type).to_host(t._array)
+
+
+_STASH_SLOTS = {}  # op overload -> _stash_slots(its schema arguments)
+
+
+def _stash_slots(schema_args):
+    """The argument positions ArgumentStash may apply to (int lists, single numbers), last
+    first: the only ones record's step 1 looks at."""
+    return tuple(i for i in range(len(schema_args) - 1, -1, -1)
+                 if schema_args[i].type.is_int_list or
+                 (schema_args[i].type.base in _NUMBER_NODE and not schema_args[i].type.is_list))
 
 
 def _outplace_overload(op):
