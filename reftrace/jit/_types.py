@@ -63,12 +63,17 @@ class TensorType(Type):
         # one TensorType per distinct type, shared by every value that has it (types are never
         # changed in place: setType replaces them): a trace makes one per traced value, each a
         # long-lived object the garbage collector walks on every full pass
-        device = tensor.device
-        key = (tensor.dtype, tensor.shape_tuple, tensor.stride(), bool(tensor.requires_grad),
+        # (the key reads the slots: _stride is None for contiguous strides, which the type
+        # then computes; the shape is the array's, shape_tuple without the property call)
+        device, strides = tensor.device, tensor._stride
+        if strides is not None and type(strides) is not tuple:
+            strides = tuple(strides)
+        key = (tensor.dtype, tensor._array.shape, strides, tensor.requires_grad,
                device.type, device.index)
         typ = _OF.get(key)
         if typ is None or cls is not TensorType:
-            typ = cls(key[0], tuple(key[1]), tuple(key[2]), key[3], device)
+            typ = cls(key[0], tuple(tensor.shape_tuple), tuple(tensor.stride()),
+                      bool(tensor.requires_grad), device)
             if cls is TensorType:
                 if len(_OF) > 4096:
                     _OF.clear()

@@ -341,7 +341,11 @@ class Graph:
                 if replacement not in names:
                     break
             self.name_base_suffix[base] = suffix
-            self.set_debug_name(old, replacement)
+            # set_debug_name(old, replacement), inlined (a loop renames once per op): the
+            # replacement is free and has a dot, so it is valid and clashes with nothing
+            del names[name]
+            names[replacement] = old
+            old.name = replacement
         names[name] = value
         value.name = name
 
