@@ -108,7 +108,7 @@ class TracingState:
                 "Cannot insert a Tensor that requires grad as a constant. Consider making it a "
                 f"parameter or input, or detaching the gradient\nTensor:\n{_cpp_tensor_text(t)}")
         node = self.graph.append(self.graph.create("prim::Constant"))
-        node.set_attr("value", "t", t)
+        node.attrs = {"value": ("t", t)}  # (set_attr, inlined: a constant per number operand)
         node.source = loc if loc is not None else self._location()
         value = node.add_output(T.TensorType.of(t))
         self.set_value(t, value)
@@ -164,11 +164,12 @@ class TracingState:
         # torch's generated bindings build these while evaluating the C++ call's arguments,
         # which GCC does right to left: separate arguments are stashed last-first (elements
         # of one int list stay in order)
-        slots = _STASH_SLOTS.get(op)
-        if slots is None:
-            if len(_STASH_SLOTS) > 4096:
-                _STASH_SLOTS.clear()
-            slots = _STASH_SLOTS[op] = _stash_slots(schema_args)
+        plan = _PLANS.get(op)
+        if plan is None:
+            if len(_PLANS) > 4096:
+                _PLANS.clear()
+            plan = _PLANS[op] = _plan(schema_args)
+        slots, arg_plan = plan
         for i in slots:
             if i >= len(args):
                 continue
@@ -201,8 +202,11 @@ class TracingState:
         if stash:
             inputs = [materialize(a, sa.type, frame, loc, stash.get(i))
                       for i, (a, sa) in enumerate(zip(args, schema_args))]
-        else:
-            inputs = [materialize(a, sa.type, frame, loc, None) for a, sa in zip(args, schema_args)]
+        else:  # (a Tensor argument goes straight to value_of, as _materialize would send it)
+            value_of = self.value_of
+            inputs = [value_of(a, frame, loc) if tensor and a is not None else
+                      materialize(a, typ, frame, loc, None)
+                      for a, (typ, tensor) in zip(args, arg_plan)]
         g = self.graph
         node = g.create(name, inputs, node_op)
         node.source = loc
@@ -212,7 +216,11 @@ class TracingState:
         # 3. run the kernel untraced
         result = self.run_untraced(op, args)
         # 4. outputs
-        self._add_outputs(node, op.schema.returns, result)
+        returns = op.schema.returns
+        if type(result) is Tensor and len(returns) == 1:  # (_add_output's first case, inlined)
+            self.set_value(result, node.add_output(T.TensorType.of(result)))
+        else:
+            self._add_outputs(node, returns, result)
         return result
 
     def run_untraced(self, op, args):
@@ -500,15 +508,18 @@ def get_backend_host(t):
     return get_backend(t.device.type).to_host(t._array)
 
 
-_STASH_SLOTS = {}  # op overload -> _stash_slots(its schema arguments)
+_PLANS = {}  # op overload -> _plan(its schema arguments)
 
 
-def _stash_slots(schema_args):
-    """The argument positions ArgumentStash may apply to (int lists, single numbers), last
-    first: the only ones record's step 1 looks at."""
-    return tuple(i for i in range(len(schema_args) - 1, -1, -1)
-                 if schema_args[i].type.is_int_list or
-                 (schema_args[i].type.base in _NUMBER_NODE and not schema_args[i].type.is_list))
+def _plan(schema_args):
+    """What record reads off an op's schema on every call, computed once per overload: the
+    argument positions ArgumentStash may apply to (int lists, single numbers), last first;
+    and each argument's (type, whether it is a single Tensor)."""
+    slots = tuple(i for i in range(len(schema_args) - 1, -1, -1)
+                  if schema_args[i].type.is_int_list or
+                  (schema_args[i].type.base in _NUMBER_NODE and not schema_args[i].type.is_list))
+    return slots, tuple((sa.type, sa.type.base == "Tensor" and not sa.type.is_list)
+                        for sa in schema_args)
 
 
 def _outplace_overload(op):
