@@ -186,7 +186,8 @@ class TracingState:
             args = _unboxed(args, stash)
 
         name, node_op = op.name, op
-        if self.force_outplace and op.schema.is_inplace:
+        outplace = self.force_outplace and op.schema.is_inplace
+        if outplace:
             special = _FORCE_OUTPLACE.get(op.qualified)
             if special is not None:
                 return special(self, op, args, frame, loc)
@@ -211,10 +212,14 @@ class TracingState:
         node = g.create(name, inputs, node_op)
         node.source = loc
         g.append(node)
-        if self.force_outplace and op.schema.is_inplace:
+        if outplace:
             self._warn_live_references(op.name.split("::")[1], args[0])
-        # 3. run the kernel untraced
-        result = self.run_untraced(op, args)
+        # 3. run the kernel untraced (run_untraced, inlined: once per op)
+        pause_tracer(None)
+        try:
+            result = run_kernel(op, args)
+        finally:
+            pause_tracer(self)
         # 4. outputs
         returns = op.schema.returns
         if type(result) is Tensor and len(returns) == 1:  # (_add_output's first case, inlined)
