@@ -13,6 +13,7 @@ gives the floating/complex results a grad_fn (torch's VariableType layer); ops r
 pay one loop over the tensor arguments.
 """
 import contextlib
+import functools
 import threading
 
 from .autograd.grad_mode import STATE as GRAD
@@ -51,6 +52,12 @@ class _ThreadState(threading.local):
 
 
 STATE = _ThreadState()
+# pause_tracer(None) / pause_tracer(tracer): set this thread's tracer to None for a call the
+# tracer runs untraced (its kernel), and back after it, without the lock: the thread still
+# counts as tracing, so PLAIN stays False and the nested op calls take the general path, which
+# finds no tracer. (Twice per recorded op: the locked bookkeeping of ``STATE.tracer = ...`` was
+# a tenth of a trace; a partial of the plain thread-local setattr is one C call.)
+pause_tracer = functools.partial(threading.local.__setattr__, STATE, "tracer")
 
 
 def math_bits_live():

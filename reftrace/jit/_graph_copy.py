@@ -21,7 +21,8 @@ def create_clone(graph, node, value_map, copy_subgraph=None):
     for o in node.outputs_:
         copy_metadata(new.add_output(o.type_), o)
     if node.attrs:
-        new.attrs = {k: (kind, v.copy() if kind == "g" else v) for k, (kind, v) in node.attrs.items()}
+        # (kind, value) pairs are shared (tuples), graph attributes deep-copied
+        new.attrs = {k: kv if kv[0] != "g" else ("g", kv[1].copy()) for k, kv in node.attrs.items()}
     new.source, new.scope = node.source, node.scope
     if node.subgraph is not None:
         new.subgraph = (copy_subgraph or copy_graph)(node.subgraph)

@@ -40,6 +40,9 @@ GeneratorType = _Simple("Generator")
 ComplexType = _Simple("complex")
 
 
+_OF = {}  # TensorType.of's shared types, by (dtype, sizes, strides, requires_grad, device)
+
+
 class TensorType(Type):
     __slots__ = ("scalar_type", "sizes", "strides", "requires_grad", "device")
 
@@ -57,8 +60,25 @@ class TensorType(Type):
         (``FloatTensor(requires_grad=0, device=cpu)``)."""
         if tensor.is_nested:
             return cls(tensor.dtype, None, None, bool(tensor.requires_grad), tensor.device)
-        return cls(tensor.dtype, tuple(tensor.shape_tuple), tuple(tensor.stride()),
-                   bool(tensor.requires_grad), tensor.device)
+        # one TensorType per distinct type, shared by every value that has it (types are never
+        # changed in place: setType replaces them): a trace makes one per traced value, each a
+        # long-lived object the garbage collector walks on every full pass
+        # (the key reads the slots: _stride is None for contiguous strides, which the type
+        # then computes; the shape is the array's, shape_tuple without the property call)
+        device, strides = tensor.device, tensor._stride
+        if strides is not None and type(strides) is not tuple:
+            strides = tuple(strides)
+        key = (tensor.dtype, tensor._array.shape, strides, tensor.requires_grad,
+               device.type, device.index)
+        typ = _OF.get(key)
+        if typ is None or cls is not TensorType:
+            typ = cls(key[0], tuple(tensor.shape_tuple), tuple(tensor.stride()),
+                      bool(tensor.requires_grad), device)
+            if cls is TensorType:
+                if len(_OF) > 4096:
+                    _OF.clear()
+                _OF[key] = typ
+        return typ
 
     def __str__(self):
         out = "Tensor" if self.scalar_type is None else \

@@ -56,15 +56,15 @@ class Node:
     __slots__ = ("graph", "kind_", "op", "inputs_", "outputs_", "attrs", "source", "scope",
                  "prev", "next", "subgraph", "block", "blocks_")
 
-    def __init__(self, graph, kind, op=None):
+    def __init__(self, graph, kind, op=None, inputs=(), scope=None):
         self.graph = graph
         self.kind_ = kind
         self.op = op              # the OpOverload for aten:: nodes (the Node knows its overload)
-        self.inputs_ = []
+        self.inputs_ = list(inputs)
         self.outputs_ = []
         self.attrs = None         # {name: (kind_letter, value)} in insertion order
         self.source = None        # (filename, line) of the innermost user frame
-        self.scope = None         # 'scope: __module.a/__module.a.lin' (module tracing)
+        self.scope = scope        # 'scope: __module.a/__module.a.lin' (module tracing)
         self.prev = self.next = None
         self.subgraph = None      # a Graph (prim::CallFunction / CallMethod callee)
         self.block = None         # the Block this node is in
@@ -142,8 +142,11 @@ class Node:
         return Node(graph, self.kind_, self.op)
 
     def add_output(self, type_):
-        v = Value(self, len(self.outputs_), self.graph._next_unique(), type_)
-        self.outputs_.append(v)
+        g, outs = self.graph, self.outputs_
+        u = g._unique  # (Graph._next_unique, inlined: once per traced value)
+        g._unique = u + 1
+        v = Value(self, len(outs), u, type_)
+        outs.append(v)
         return v
 
     def isNondeterministic(self):
@@ -278,10 +281,7 @@ class Graph:
         self.ret.inputs_.append(value)
 
     def create(self, kind, inputs=(), op=None):
-        n = Node(self, kind, op)
-        n.inputs_ = list(inputs)
-        n.scope = self.current_scope
-        return n
+        return Node(self, kind, op, inputs, self.current_scope)
 
     # -- module scopes (Graph::push_scope / pop_scope) ------------------------------------------
     def push_scope(self, name):
@@ -300,7 +300,12 @@ class Graph:
 
     def append(self, node):
         """Insert at the current insertion point: the end of the innermost open block."""
-        return self.insert_after(node, self.insert_block.ret.prev)
+        ret = self.insert_block.ret  # (insert_after(node, ret.prev), inlined: once per node)
+        where = ret.prev
+        node.prev, node.next = where, ret
+        ret.prev = where.next = node
+        node.block = where.block
+        return node
 
     def insert_after(self, node, where):
         node.prev, node.next = where, where.next
@@ -336,7 +341,11 @@ class Graph:
                 if replacement not in names:
                     break
             self.name_base_suffix[base] = suffix
-            self.set_debug_name(old, replacement)
+            # set_debug_name(old, replacement), inlined (a loop renames once per op): the
+            # replacement is free and has a dot, so it is valid and clashes with nothing
+            del names[name]
+            names[replacement] = old
+            old.name = replacement
         names[name] = value
         value.name = name
 

@@ -32,8 +32,8 @@ def alias_roots(graph, live_roots=None):
     for v in graph.param.outputs_:
         root[v] = v
     for n in graph:
-        kind, ins = n.kind_, n.inputs_
-        if _is_view(n) and ins:
+        kind, ins, op = n.kind_, n.inputs_, n.op
+        if op is not None and (op.is_view or op.is_inplace) and ins:  # _is_view(n), inlined
             r = root.get(ins[0], ins[0])
             for o in n.outputs_:
                 root[o] = r
@@ -73,12 +73,18 @@ def dead_code_elimination(graph):
     root = alias_roots(graph, live_roots)
     live_values = set(graph.ret.inputs_)
     live_roots.update(root.get(v, v) for v in graph.ret.inputs_)
-    node = graph.ret.prev
-    while node is not graph.param:
+    node, param = graph.ret.prev, graph.param
+    while node is not param:
         prev = node.prev
-        live = node.kind_ in SIDE_EFFECTS or any(o in live_values for o in node.outputs_)
-        if not live and _writes(node) and node.inputs_:
-            live = root.get(node.inputs_[0], node.inputs_[0]) in live_roots
+        live = node.kind_ in SIDE_EFFECTS
+        if not live:
+            for o in node.outputs_:
+                if o in live_values:
+                    live = True
+                    break
+            else:
+                if node.inputs_ and _writes(node):
+                    live = root.get(node.inputs_[0], node.inputs_[0]) in live_roots
         if live:
             for i in node.inputs_:
                 live_values.add(i)

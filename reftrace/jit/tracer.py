@@ -19,7 +19,7 @@ import weakref
 
 from .. import _dtype as D
 from .._device import _Enum
-from .._dispatch import STATE, run_kernel
+from .._dispatch import STATE, pause_tracer, run_kernel
 from .._frames import _is_internal, user_frame, warn_at_caller, warning_frame
 from .._tensor import Tensor, Size, _wrap_dim, scalar_to_tensor
 from . import _types as T
@@ -108,7 +108,7 @@ class TracingState:
                 "Cannot insert a Tensor that requires grad as a constant. Consider making it a "
                 f"parameter or input, or detaching the gradient\nTensor:\n{_cpp_tensor_text(t)}")
         node = self.graph.append(self.graph.create("prim::Constant"))
-        node.set_attr("value", "t", t)
+        node.attrs = {"value": ("t", t)}  # (set_attr, inlined: a constant per number operand)
         node.source = loc if loc is not None else self._location()
         value = node.add_output(T.TensorType.of(t))
         self.set_value(t, value)
@@ -164,7 +164,15 @@ class TracingState:
         # torch's generated bindings build these while evaluating the C++ call's arguments,
         # which GCC does right to left: separate arguments are stashed last-first (elements
         # of one int list stay in order)
-        for i in range(len(args) - 1, -1, -1):
+        plan = _PLANS.get(op)
+        if plan is None:
+            if len(_PLANS) > 4096:
+                _PLANS.clear()
+            plan = _PLANS[op] = _plan(schema_args)
+        slots, arg_plan = plan
+        for i in slots:
+            if i >= len(args):
+                continue
             a = args[i]
             if type(a) is list and a and schema_args[i].type.is_int_list:
                 if any(isinstance(e, Tensor) for e in a):
@@ -178,7 +186,8 @@ class TracingState:
             args = _unboxed(args, stash)
 
         name, node_op = op.name, op
-        if self.force_outplace and op.schema.is_inplace:
+        outplace = self.force_outplace and op.schema.is_inplace
+        if outplace:
             special = _FORCE_OUTPLACE.get(op.qualified)
             if special is not None:
                 return special(self, op, args, frame, loc)
@@ -190,25 +199,41 @@ class TracingState:
             return _SPECIAL[op.qualified](self, op, args, frame, loc)
 
         # 2. inputs (constants are inserted before the node, as addInputs does)
-        inputs = [self._materialize(a, sa.type, frame, loc, stash.get(i) if stash else None)
-                  for i, (a, sa) in enumerate(zip(args, schema_args))]
-        node = self.graph.create(name, inputs, node_op)
+        materialize = self._materialize
+        if stash:
+            inputs = [materialize(a, sa.type, frame, loc, stash.get(i))
+                      for i, (a, sa) in enumerate(zip(args, schema_args))]
+        else:  # (a Tensor argument goes straight to value_of, as _materialize would send it)
+            value_of = self.value_of
+            inputs = [value_of(a, frame, loc) if tensor and a is not None else
+                      materialize(a, typ, frame, loc, None)
+                      for a, (typ, tensor) in zip(args, arg_plan)]
+        g = self.graph
+        node = g.create(name, inputs, node_op)
         node.source = loc
-        self.graph.append(node)
-        if self.force_outplace and op.schema.is_inplace:
+        g.append(node)
+        if outplace:
             self._warn_live_references(op.name.split("::")[1], args[0])
-        # 3. run the kernel untraced
-        result = self.run_untraced(op, args)
+        # 3. run the kernel untraced (run_untraced, inlined: once per op)
+        pause_tracer(None)
+        try:
+            result = run_kernel(op, args)
+        finally:
+            pause_tracer(self)
         # 4. outputs
-        self._add_outputs(node, op.schema.returns, result)
+        returns = op.schema.returns
+        if type(result) is Tensor and len(returns) == 1:  # (_add_output's first case, inlined)
+            self.set_value(result, node.add_output(T.TensorType.of(result)))
+        else:
+            self._add_outputs(node, returns, result)
         return result
 
     def run_untraced(self, op, args):
-        STATE.tracer = None
+        pause_tracer(None)
         try:
             return run_kernel(op, args)
         finally:
-            STATE.tracer = self
+            pause_tracer(self)
 
     def _stash_number(self, t, base):
         """aten::Int / aten::ScalarImplicit right after the node producing ``t``."""
@@ -486,6 +511,20 @@ def _baked_value(t, kind):
 def get_backend_host(t):
     from reftrace_backends import get_backend
     return get_backend(t.device.type).to_host(t._array)
+
+
+_PLANS = {}  # op overload -> _plan(its schema arguments)
+
+
+def _plan(schema_args):
+    """What record reads off an op's schema on every call, computed once per overload: the
+    argument positions ArgumentStash may apply to (int lists, single numbers), last first;
+    and each argument's (type, whether it is a single Tensor)."""
+    slots = tuple(i for i in range(len(schema_args) - 1, -1, -1)
+                  if schema_args[i].type.is_int_list or
+                  (schema_args[i].type.base in _NUMBER_NODE and not schema_args[i].type.is_list))
+    return slots, tuple((sa.type, sa.type.base == "Tensor" and not sa.type.is_list)
+                        for sa in schema_args)
 
 
 def _outplace_overload(op):
