@@ -65,10 +65,14 @@ def binary(a, b, fn, *, compute=None, out_dtype=None):
         # (result_type's answer) through ``compute``, the number cast to it, and a contiguous
         # result (pointwise_result's rule for a 1-d or contiguous operand, the number being
         # 0-d; not 0-d: NumPy would return a scalar)
-        cdt = compute(a.dtype) if compute is not None else a.dtype
-        arr = fn(as_np(a, cdt), as_np(b, cdt))
+        if compute is None:  # (a traced chain's constants: a's own array, the number cast)
+            cdt = a.dtype
+            arr = fn(x, y if y.dtype is cdt.np else y.astype(cdt.np))
+        else:
+            cdt = compute(a.dtype)
+            arr = fn(as_np(a, cdt), as_np(b, cdt))
         odt = out_dtype or cdt
-        if arr.dtype != odt.np:
+        if arr.dtype is not odt.np and arr.dtype != odt.np:
             arr = arr.astype(odt.np)
         return _fresh(arr, odt, a.device)
     if x.ndim and y.ndim and x.shape != y.shape:
