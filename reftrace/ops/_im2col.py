@@ -8,6 +8,8 @@ slices, strides): a model calls each layer with the same shapes every time.
 """
 import numpy as np
 
+from ._layout_cache import keep_plan
+
 
 def windows(xp, a, kernel, stride, dilation):
     """All windows of the last len(kernel) dims of ``a``: shape (..., *out, *kernel), a view.
@@ -186,10 +188,7 @@ def _scatter_plan(shape, full, stride, dilation, phases):
                   keep + k)
                  for k in np.ndindex(*kernel)]
         plan = ("windows", lead + full, steps, None, None, None)
-    if len(_SCATTER_PLANS) > 1024:
-        _SCATTER_PLANS.clear()
-    _SCATTER_PLANS[key] = plan
-    return plan
+    return keep_plan(_SCATTER_PLANS, key, plan, 1024)
 
 
 _SCATTER_PLANS = {}  # col2im geometry -> _scatter_plan's plan

@@ -23,6 +23,15 @@ def _plain(key):
     return True
 
 
+def keep_plan(cache, key, value, limit):
+    """Store ``value`` under ``key`` in a kernel's bounded plan cache (emptied when full: a
+    model's signatures are few) and return it: the one store every plan cache of ops/ uses."""
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 def remembered(compute):
     """``compute`` with its answers kept per (positional, hashable) arguments."""
     cache = {}
@@ -36,9 +45,7 @@ def remembered(compute):
         if value is _MISS:
             value = compute(*key)
             if _plain(key):
-                if len(cache) >= _LIMIT:
-                    cache.clear()
-                cache[key] = value
+                keep_plan(cache, key, value, _LIMIT)
         return value
     get.cache = cache
     return get

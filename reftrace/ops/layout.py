@@ -4,6 +4,7 @@ channels_last where torch keeps it, or the input's own layout for flip)."""
 from .._promotion import result_type
 from .._tensor import _fresh, _strided, _view_of, _wrap_dim, contiguous_strides, xp_of
 from ._iter import broadcast_shapes, empty_strided_array
+from ._layout_cache import keep_plan
 from ._registry import composite, derivatives, op
 from .shape import (_CL_ORDER, _CL_RANK, _PRESERVE, _dense_copy, _fmt, _restride, _view_as_shape,
                     channels_last_strides, expand_to, preserve_strides, strides_like_channels_last,
@@ -52,9 +53,7 @@ def cat(tensors, dim):
             strides_like_channels_last(t._array.shape, contiguous_strides(t._array.shape))
             for t in real)
         plan = (kept, wrapped, contiguous_cl)
-        if len(_CAT_PLANS) > 1024:
-            _CAT_PLANS.clear()
-        _CAT_PLANS[key] = plan
+        keep_plan(_CAT_PLANS, key, plan, 1024)
     kept, dim, contiguous_cl = plan
     real = [tensors[i] for i in kept]
     dtype = result_type(*[t for t in tensors])  # cat promotes like a binary op over all inputs

@@ -26,6 +26,7 @@ from .._device import strided
 from ._registry import derivatives, get_packet, op
 from .linalg import _check_bmm, scaled_product
 from .nn_misc import _dropout
+from ._layout_cache import keep_plan
 
 
 # -- baddbmm ---------------------------------------------------------------------------------------
@@ -203,9 +204,9 @@ def _sdpa_plan(query, key, value, attn_mask, is_causal, scale):
                query.device, attn_mask.dtype, attn_mask._array.shape, attn_mask.requires_grad)
     plan = _PLANS.get(sig)
     if plan is None:
-        if len(_PLANS) >= 64:  # (a model has a few; causal plans hold an (L, S) mask)
-            _PLANS.clear()
-        plan = _PLANS[sig] = _make_sdpa_plan(query, key, value, attn_mask, is_causal, scale)
+        # (a model has a few; causal plans hold an (L, S) mask)
+        plan = keep_plan(_PLANS, sig,
+                         _make_sdpa_plan(query, key, value, attn_mask, is_causal, scale), 64)
     return plan or None
 
 

@@ -20,6 +20,7 @@ from ._registry import composite, derivatives, get_packet, op
 from ._memory_format import like_conv
 from ._im2col import constant_padded, im2col, im2col_plan, scatter_windows, windows
 from .._frames import warn_at_caller
+from ._layout_cache import keep_plan
 
 
 def legacy_type_name(t):
@@ -149,9 +150,7 @@ def conv_plan(shape, dtype, w_shape, stride, pad_pairs, dilation, groups):
         plan = (im_plan, (1, groups, w_shape[0] // groups, -1),
                 (shape[0], groups, -1, math.prod(out)), (shape[0], -1) + tuple(out),
                 (-1,) + (1,) * n)
-        if len(_CONV_PLANS) > 1024:
-            _CONV_PLANS.clear()
-        _CONV_PLANS[key] = plan
+        keep_plan(_CONV_PLANS, key, plan, 1024)
     return plan
 
 
@@ -246,9 +245,7 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
         if not transposed and a.size:
             params += (conv_plan(a.shape, a.dtype, weight.shape_tuple, params[0],
                                  [(p, p) for p in params[1]], params[2], groups),)
-        if len(_CHECKED) > 4096:
-            _CHECKED.clear()
-        _CHECKED[key] = params
+        keep_plan(_CHECKED, key, params, 4096)
     stride, padding, dilation, output_padding = params[:4]
     if a.size == 0:
         return _empty_convolution(input, weight, stride, padding, dilation, transposed,

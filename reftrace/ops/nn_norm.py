@@ -21,6 +21,7 @@ from .nn_conv import sizes
 from ._memory_format import like_input
 from ._registry import composite, derivatives, op
 from .reduction import not_implemented
+from ._layout_cache import keep_plan
 
 
 def _affine_result(x, normalized, weight, bias, channel_shape):
@@ -153,10 +154,7 @@ def _eval_transform(weight, bias, running_mean, running_var, eps, channel):
     for v in found:
         if type(v) is np.ndarray:
             v.flags.writeable = False  # (shared by every call with these parameters)
-    if len(_EVAL_TRANSFORMS) > 256:
-        _EVAL_TRANSFORMS.clear()
-    _EVAL_TRANSFORMS[key] = found
-    return found
+    return keep_plan(_EVAL_TRANSFORMS, key, found, 256)
 
 
 _EVAL_TRANSFORMS = {}  # (eps, parameter values) -> batch_norm's evaluation-mode (alpha, beta)

@@ -16,6 +16,7 @@ from .casts import suggest_memory_format
 from .._device import channels_last
 from ._memory_format import like_input
 from ..autograd._variable_type import attach_history
+from ._layout_cache import keep_plan
 
 
 def pooling_output_size(size, k, pad, stride, dilation, ceil_mode):
@@ -181,10 +182,7 @@ def _pool_plan(x, name, nd, kernel_size, stride, padding, dilation, ceil_mode):
               + (slice(None),) * (nd - 1 - dim) for i in range(k[dim])]
              for dim in reversed(range(nd))]
     plan = (pairs if any(pair != (0, 0) for pair in pairs) else None, steps, k, s, p, d, out)
-    if len(_POOL_PLANS) > 1024:
-        _POOL_PLANS.clear()
-    _POOL_PLANS[key] = plan
-    return plan
+    return keep_plan(_POOL_PLANS, key, plan, 1024)
 
 
 _POOL_PLANS = {}  # max pooling signature -> _pool_plan's plan

@@ -19,6 +19,7 @@ from .._tensor import _fresh, xp_of
 from ._memory_format import like_input, like_input_3d
 from ._registry import composite, derivatives, op
 from .upsample_aa_uint8 import upsample2d_aa_uint8
+from ._layout_cache import keep_plan
 
 
 def _output_size(x, output_size, scale_factors, dims):
@@ -186,9 +187,7 @@ def _bilinear_plan(x, output_size, align_corners, scales, ftype):
             weights = np.broadcast_to(weights, tuple(spatial[:i]) + (2,) + tuple(spatial[i:])).copy()
             taps.flags.writeable = weights.flags.writeable = False
             plan.append((taps, weights))
-        if len(_BILINEAR_PLANS) > 256:
-            _BILINEAR_PLANS.clear()
-        _BILINEAR_PLANS[key] = plan
+        keep_plan(_BILINEAR_PLANS, key, plan, 256)
     return plan
 
 

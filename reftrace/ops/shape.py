@@ -18,7 +18,7 @@ from .._tensor import (_array_strides, _fresh, _strided, _view_of, _view_with, _
                        contiguous_strides, xp_of)
 from ._iter import (channels_last_strides, empty_strided_array, is_non_overlapping_and_dense,
                     output_strides, preserve_strides)
-from ._layout_cache import remembered
+from ._layout_cache import keep_plan, remembered
 from ._registry import composite, derivatives, op
 
 INT64_MAX = 2 ** 63 - 1
@@ -909,15 +909,13 @@ def split(self, split_size, dim):
     dim = _wrap_dim(dim, a.ndim)
     out = _consecutive_slices(self, dim, sizes)
     if type(split_size) is int and type(a) is np.ndarray:
-        if len(_SPLIT_PLANS) >= 256:
-            _SPLIT_PLANS.clear()
         # each view's index into the array and its kept strides (_consecutive_slices' answers,
         # which depend on the shape, strides and arguments only)
         lead, start, plan = (slice(None),) * dim, 0, []
         for s, t in zip(sizes, out):
             plan.append((lead + (slice(start, start + s),), t._stride))
             start += s
-        _SPLIT_PLANS[key] = tuple(plan)
+        keep_plan(_SPLIT_PLANS, key, tuple(plan), 256)
     return out
 
 
